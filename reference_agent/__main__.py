@@ -1,0 +1,102 @@
+"""``nylorun-reference-agent``: run the reference agent standalone."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+from reference_agent.app import start_site
+from reference_agent.config import AgentConfig, parse_key
+from reference_agent.faults import FAULTS, check_faults
+
+DEFAULT_KEY = "kit-key"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nylorun-reference-agent",
+        description="The conformance kit's reference A2A agent (Nylorun Profile v2), on JSON-RPC over HTTP.",
+        epilog="Faults: " + "; ".join(f"{name}: {fault.description}" for name, fault in FAULTS.items()),
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port to bind; 0 picks a free one (default 8080)")
+    p.add_argument("--db", default="reference-agent.sqlite3", help="SQLite database file (created if missing)")
+    p.add_argument(
+        "--key",
+        action="append",
+        metavar="KEY[=SUBJECTS][:SCOPES][@N/SECONDS]",
+        help=f"an application key, its subjects ('*' = any), scopes and rate limit; repeatable "
+        f"(default: {DEFAULT_KEY}, any subject, sessions:own)",
+    )
+    p.add_argument("--agent", action="append", metavar="ID", help="an Agent id; repeatable (default: support, billing)")
+    p.add_argument(
+        "--wait-ms",
+        type=int,
+        default=300_000,
+        help="a2aWaitMs: longest blocking SendMessage (default 300000)",
+    )
+    p.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch on a named fault; repeatable")
+    p.add_argument("--list-faults", action="store_true", help="print the faults and exit")
+    return p
+
+
+def config_from(args: argparse.Namespace) -> AgentConfig:
+    keys = dict(parse_key(spec) for spec in (args.key or [DEFAULT_KEY]))
+    check_faults(args.fault)
+    return AgentConfig(
+        db_path=args.db,
+        agents=tuple(args.agent or ("support", "billing")),
+        keys=keys,
+        a2a_wait_ms=args.wait_ms,
+        faults=frozenset(args.fault),
+    )
+
+
+async def serve(config: AgentConfig, host: str, port: int) -> None:
+    runner, base = await start_site(config, host, port)
+    print(f"reference agent listening on {base}", flush=True)
+    for agent in config.agents:
+        print(
+            f"  Agent {agent}: {base}/v1/a2a/agents/{agent}  (card: {base}/v1/a2a/agents/{agent}/card)",
+            flush=True,
+        )
+    if config.faults:
+        print(f"  faults on: {', '.join(sorted(config.faults))}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.list_faults:
+        for name, fault in FAULTS.items():
+            print(f"{name}: {fault.description} (breaks {', '.join(fault.breaks)})")
+        return 0
+    try:
+        config = config_from(args)
+    except ValueError as exc:
+        print(f"nylorun-reference-agent: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        asyncio.run(serve(config, args.host, args.port))
+    except OSError as exc:
+        print(
+            f"nylorun-reference-agent: cannot listen on {args.host}:{args.port}: {exc.strerror}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""The Agent Card each reference Agent publishes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_agent import scenarios
+from reference_agent.config import AgentConfig
+
+PROFILE_EXTENSIONS = {
+    "https://docs.nylorun.com/a2a/interactions/v1": "Approvals, questions and connections, typed.",
+    "https://docs.nylorun.com/a2a/effects/v1": "The effect whose outcome was lost, while the task stays working.",
+    "https://docs.nylorun.com/a2a/progress/v1": "The agent's plan: up to 20 steps with a label, state and note.",
+    "https://docs.nylorun.com/a2a/telemetry/v1": "The turn's totals and trace id on its terminal status update.",
+    "https://docs.nylorun.com/a2a/files/v1": "Each artifact's kind, version, size, sha256 and path.",
+}
+VERSION = "0.1.0"
+
+
+def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, Any]:
+    interfaces = [{"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    if config.fault("card-second-binding"):
+        interfaces.append({"url": endpoint + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"})
+    extensions = [
+        {"uri": uri, "description": description, "required": False} for uri, description in PROFILE_EXTENSIONS.items()
+    ]
+    if config.fault("card-extension-required"):
+        extensions[0]["required"] = True
+    return {
+        "name": f"{agent_id} (reference agent)",
+        "description": "The conformance kit's reference Agent for Nylorun's A2A Profile v2.",
+        "version": VERSION,
+        "provider": {
+            "organization": "Nylorun A2A conformance kit",
+            "url": "https://docs.nylorun.com/a2a/conformance",
+        },
+        "supportedInterfaces": interfaces,
+        "capabilities": {
+            "streaming": config.fault("card-streaming"),
+            "pushNotifications": False,
+            "extendedAgentCard": False,
+            "extensions": extensions,
+        },
+        "defaultInputModes": ["text/plain", "application/json", "application/octet-stream"],
+        "defaultOutputModes": ["text/plain", "application/json", "application/octet-stream"],
+        "skills": [
+            {
+                "id": "conformance-scenarios",
+                "name": "Conformance scenarios",
+                "description": "Runs the kit's scenario contract: send 'scenario <name> [argument]' as the first "
+                "text part.",
+                "tags": [scenarios.CONTRACT_TAG, *(f"scenario:{name}" for name in scenarios.SCENARIOS)],
+                "examples": [f"scenario {name}" for name in scenarios.SCENARIOS],
+            }
+        ],
+    }

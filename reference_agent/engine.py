@@ -1,0 +1,290 @@
+"""Turns and tasks: accepting messages, running scenarios, waiting, cancelling, listing.
+
+One task per turn; its id is a digest of the Agent, subject, context and turn number, so it is made from
+the context and the turn yet tells a caller nothing. An interrupted task continues on the same id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import hashlib
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from reference_agent import scenarios
+from reference_agent.config import AgentConfig
+from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
+from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskFilter, TaskRecord
+
+log = logging.getLogger("reference_agent")
+DEFAULT_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class Caller:
+    agent_id: str
+    subject: str
+    base_url: str  # where this Agent's endpoint is reachable, for the URLs it hands out
+
+
+class _Turn:
+    """The scenarios' handle on one task (see :class:`reference_agent.scenarios.Turn`)."""
+
+    def __init__(self, engine: Engine, task: TaskRecord, base_url: str):
+        self.engine, self.task, self.base_url = engine, task, base_url
+        self.task_id, self.scenario = task.id, task.scenario
+
+    def set_state(self, state: str, text: str | None = None) -> None:
+        if state == self.task.state == "TASK_STATE_WORKING":
+            return
+        self.engine._set_status(self.task, state, text)
+
+    def add_artifact(self, name: str, parts: list[dict[str, Any]]) -> None:
+        artifact_id = f"{self.task.id}-{len(self.task.artifacts) + 1}"
+        self.task.artifacts.append({"artifactId": artifact_id, "name": name, "parts": parts})
+        self.engine.store.save(self.task)
+
+    def last_user_message(self) -> dict[str, Any]:
+        users = [m for m in self.task.history if m.get("role") == "ROLE_USER"]
+        return users[-1] if users else {}
+
+    def file_url(self, name: str) -> str:
+        return f"{self.base_url}/files/{self.task.id}/{name}"
+
+    def save_scenario(self) -> None:
+        self.engine.store.save(self.task)
+
+
+class Engine:
+    def __init__(self, store: Store, config: AgentConfig):
+        self.store, self.config = store, config
+        self._changed: dict[str, asyncio.Event] = {}
+        self._runners: dict[str, asyncio.Task] = {}
+
+    # -- life cycle
+
+    async def start(self) -> None:
+        """Take up the turns a stopped process left running: they run again from their stored stage."""
+        for task in self.store.unfinished():
+            self._start_runner(task, task.scenario.get("base_url", ""))
+
+    async def stop(self) -> None:
+        for runner in list(self._runners.values()):
+            runner.cancel()
+        for runner in list(self._runners.values()):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await runner
+
+    def _start_runner(self, task: TaskRecord, base_url: str) -> None:
+        runner = asyncio.get_running_loop().create_task(self._run(task, base_url))
+        self._runners[task.id] = runner
+        runner.add_done_callback(lambda _t, task_id=task.id: self._runners.pop(task_id, None))
+
+    async def _run(self, task: TaskRecord, base_url: str) -> None:
+        try:
+            await scenarios.run(_Turn(self, task, base_url))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a scenario bug must end its task, never the agent
+            log.exception("scenario failed on task %s", task.id)
+            self._set_status(task, "TASK_STATE_FAILED", "The agent hit an internal error.")
+
+    # -- status changes and waiting
+
+    def _set_status(self, task: TaskRecord, state: str, text: str | None) -> None:
+        task.seq, task.status_ts = self.store.next_status()
+        task.state = state
+        task.status_message = None
+        if text is not None:
+            task.status_message = {
+                "messageId": f"{task.id}-status-{task.seq}",
+                "role": "ROLE_AGENT",
+                "parts": [{"text": text}],
+                "contextId": task.context_id,
+                "taskId": task.id,
+            }
+            if state in INTERRUPTED or state in TERMINAL:
+                task.history.append(task.status_message)
+        self.store.save(task)
+        event = self._changed.pop(task.id, None)
+        if event:
+            event.set()
+
+    async def wait_settled(self, task_id: str, timeout_s: float) -> TaskRecord:
+        """The task once it ended or paused, or as it stands when ``timeout_s`` runs out."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            task = self.store.get(task_id)
+            assert task is not None
+            remaining = deadline - loop.time()
+            if task.state in TERMINAL or task.state in INTERRUPTED or remaining <= 0:
+                return task
+            event = self._changed.setdefault(task_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), remaining)
+
+    # -- methods
+
+    def _owned(self, caller: Caller, task_id: str, *, ignore_subject: bool = False) -> TaskRecord:
+        task = self.store.get(task_id)
+        if task is None or task.agent_id != caller.agent_id or (task.subject != caller.subject and not ignore_subject):
+            raise task_not_found(task_id)
+        return task
+
+    async def send(self, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+        message = dict(params["message"])
+        configuration = params.get("configuration") or {}
+        fault = self.config.fault
+        known = self.store.task_for_message(caller.agent_id, caller.subject, message["messageId"])
+        if known and not fault("new-task-on-retry"):
+            task = self.store.get(known)
+        elif message.get("taskId") and not fault("new-task-on-resume"):
+            task = self._continue(caller, message)
+        else:
+            task = self._new_turn(caller, message, params.get("metadata"))
+        assert task is not None
+        if configuration.get("returnImmediately") and not fault("ignores-return-immediately"):
+            return task
+        wait_ms = self.config.max_scenario_ms if fault("ignores-wait-limit") else self.config.a2a_wait_ms
+        return await self.wait_settled(task.id, wait_ms / 1000)
+
+    def _continue(self, caller: Caller, message: dict[str, Any]) -> TaskRecord:
+        task = self._owned(caller, message["taskId"])
+        mismatch = message.get("contextId") and message["contextId"] != task.context_id
+        if mismatch and not self.config.fault("context-mismatch-accepted"):
+            raise invalid_params([("message.contextId", "does not match the context of message.taskId")])
+        if task.state in TERMINAL:
+            if not self.config.fault("terminal-task-accepts-message"):
+                raise unsupported("The task has ended; start a new task.", "TASK_TERMINAL", taskId=task.id)
+        elif task.state in ACTIVE:
+            raise unsupported("The task is still running.", "CONTEXT_BUSY", taskId=task.id, contextId=task.context_id)
+        message.update(taskId=task.id, contextId=task.context_id)
+        with self.store.transaction():
+            task.history.append(message)
+            self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task.id)
+            if task.state in TERMINAL:  # only under the fault above
+                task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
+            self._set_status(task, "TASK_STATE_WORKING", None)
+        self._start_runner(task, caller.base_url)
+        return task
+
+    def _new_turn(self, caller: Caller, message: dict[str, Any], metadata: dict[str, Any] | None) -> TaskRecord:
+        context_id = message.get("contextId") or str(uuid.uuid4())
+        running = self.store.active_in_context(caller.agent_id, caller.subject, context_id)
+        if running is not None:
+            raise unsupported(
+                "The conversation is busy with a running task.",
+                "CONTEXT_BUSY",
+                taskId=running.id,
+                contextId=context_id,
+            )
+        scenario = scenarios.parse(message, self.config.max_scenario_ms)
+        scenario["base_url"] = caller.base_url
+        with self.store.transaction():
+            turn = self.store.next_turn(caller.agent_id, caller.subject, context_id)
+            digest = hashlib.sha256(f"{caller.agent_id}\n{caller.subject}\n{context_id}\n{turn}".encode())
+            task_id = "t-" + base64.b32encode(digest.digest()[:15]).decode().lower()
+            message.update(taskId=task_id, contextId=context_id)
+            seq, ts = self.store.next_status()
+            task = TaskRecord(
+                id=task_id,
+                agent_id=caller.agent_id,
+                subject=caller.subject,
+                context_id=context_id,
+                turn=turn,
+                state="TASK_STATE_SUBMITTED",
+                status_message=None,
+                status_ts=ts,
+                seq=seq,
+                history=[message],
+                metadata=metadata or None,
+                scenario=scenario,
+            )
+            self.store.insert(task)
+            self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task_id)
+        self._start_runner(task, caller.base_url)
+        return task
+
+    def get(self, caller: Caller, task_id: str) -> TaskRecord:
+        return self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
+
+    async def cancel(self, caller: Caller, task_id: str) -> TaskRecord:
+        task = self._owned(caller, task_id)
+        if task.state in TERMINAL:
+            if self.config.fault("cancel-ended-task"):
+                return task
+            raise RpcError(
+                "TaskNotCancelableError",
+                "The task has already ended.",
+                reason="TASK_NOT_CANCELABLE",
+                metadata={"taskId": task_id, "state": task.state},
+            )
+        runner = self._runners.pop(task_id, None)
+        if runner is not None:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await runner
+        task = self.store.get(task_id)
+        assert task is not None
+        self._set_status(task, "TASK_STATE_CANCELED", "Canceled at the caller's request.")
+        return task
+
+    def list(self, caller: Caller, params: dict[str, Any]) -> tuple[list[TaskRecord], str, int, int]:
+        fault = self.config.fault
+        state = params.get("status")
+        flt = TaskFilter(
+            agent_id=None if fault("cross-agent-list") else caller.agent_id,
+            subject=None if fault("cross-subject-list") else caller.subject,
+            context_id=params.get("contextId") or None,
+            state=None if state in (None, "TASK_STATE_UNSPECIFIED") or fault("status-filter-ignored") else state,
+            status_after=_normalise_timestamp(params["statusTimestampAfter"])
+            if params.get("statusTimestampAfter")
+            else None,
+        )
+        page_size = params.get("pageSize", DEFAULT_PAGE_SIZE)
+        fingerprint = hashlib.sha256(json.dumps(flt.__dict__, sort_keys=True).encode()).hexdigest()[:16]
+        before = _read_page_token(params.get("pageToken") or "", fingerprint)
+        oldest_first = fault("list-oldest-first")
+        tasks = self.store.page(flt, before_seq=before, limit=page_size + 1, oldest_first=oldest_first)
+        more = len(tasks) > page_size
+        tasks = tasks[:page_size]
+        token = ""
+        if more:
+            cursor = tasks[-1].seq
+            if fault("page-repeats-task"):
+                cursor += -1 if oldest_first else 1
+            token = _page_token(cursor, fingerprint)
+        total = len(tasks) if fault("wrong-total-size") else self.store.count(flt)
+        return tasks, token, page_size, total
+
+
+def _page_token(seq: int, fingerprint: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"s": seq, "f": fingerprint}).encode()).decode().rstrip("=")
+
+
+def _read_page_token(token: str, fingerprint: str) -> int | None:
+    if not token:
+        return None
+    try:
+        cursor = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        seq, used_with = int(cursor["s"]), cursor["f"]
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise invalid_params([("pageToken", "is not a token this agent issued")]) from None
+    if used_with != fingerprint:
+        raise invalid_params([("pageToken", "was issued for other filters; start again without it")])
+    return seq
+
+
+def _normalise_timestamp(value: str) -> str:
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

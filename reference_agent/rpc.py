@@ -1,0 +1,196 @@
+"""The JSON-RPC 2.0 binding: envelope checks, version check, dispatch, params validated by the schemas."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import schemas
+from reference_agent.config import AgentConfig
+from reference_agent.engine import Caller, Engine
+from reference_agent.errors import RpcError, invalid_params, unsupported
+from reference_agent.store import TaskRecord
+
+SUPPORTED_VERSIONS = ("1.0",)
+UNSERVED = {
+    "SendStreamingMessage": "Streaming is not served; use push notifications and GetTask.",
+    "SubscribeToTask": "Streaming is not served; use push notifications and GetTask.",
+    "GetExtendedAgentCard": "There is no extended Agent Card; use the public card.",
+}
+PUSH_METHODS = (
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+)
+
+
+def render_task(
+    task: TaskRecord,
+    config: AgentConfig,
+    *,
+    history_length: int | None,
+    include_artifacts: bool = True,
+    artifacts_always: bool = False,
+) -> dict[str, Any]:
+    """A stored task as A2A ``Task`` JSON. History only when asked for (the profile's choice)."""
+    timestamp = task.status_ts
+    if config.fault("timestamp-offset"):
+        timestamp = timestamp.removesuffix("Z") + "+00:00"
+    status: dict[str, Any] = {"state": task.state, "timestamp": timestamp}
+    if task.status_message:
+        status["message"] = task.status_message
+    out: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
+    if include_artifacts and (task.artifacts or artifacts_always):
+        out["artifacts"] = task.artifacts
+    if history_length is None and config.fault("history-by-default"):
+        history_length = len(task.history)
+    if history_length == 0 and config.fault("history-on-zero"):
+        history_length = len(task.history)
+    if history_length and config.fault("history-too-long"):
+        history_length = len(task.history)
+    if history_length:
+        out["history"] = task.history[-history_length:]
+    if task.metadata:
+        out["metadata"] = task.metadata
+    return out
+
+
+def parse_version(value: str | None) -> str | None:
+    """``Major.Minor`` of an A2A-Version value; patch numbers are ignored (A2A §3.6). Empty means 0.3."""
+    if not value or not value.strip():
+        return "0.3"
+    parts = value.strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:3]):
+        return None
+    return f"{int(parts[0])}.{int(parts[1])}"
+
+
+class Dispatcher:
+    def __init__(self, engine: Engine, config: AgentConfig):
+        self.engine, self.config = engine, config
+
+    def error(self, request_id: Any, err: RpcError) -> dict[str, Any]:
+        fault = self.config.fault
+        if fault("wrong-error-code") and err.reason == "TASK_NOT_FOUND":
+            err.code = schemas.error_code("InvalidParamsError")
+        with_details = True
+        if fault("no-error-info") and err.code > -32100 and err.code < -32000:
+            with_details = False
+        body = err.to_json(with_details=with_details)
+        if fault("no-bad-request-detail") and err.code == schemas.error_code("InvalidParamsError"):
+            body.pop("data", None)
+        return {"jsonrpc": "2.0", "id": request_id, "error": body}
+
+    async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any]:
+        try:
+            request = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return self.error(None, RpcError("JSONParseError", "Invalid JSON payload", reason="PARSE_ERROR"))
+        request_id = request.get("id") if isinstance(request, dict) else None
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            request_id = None
+        problems = schemas.violations(request, "jsonrpc/Request.json")
+        if problems or "id" not in request:
+            detail = [(p.path.removeprefix("$."), p.message) for p in problems] or [("id", "is required")]
+            return self.error(
+                request_id,
+                RpcError(
+                    "InvalidRequestError",
+                    "Request payload validation error",
+                    reason="INVALID_REQUEST",
+                    violations=detail,
+                ),
+            )
+        try:
+            result = await self._dispatch(request, version_header, caller)
+        except RpcError as err:
+            return self.error(request_id, err)
+        answer_id = request_id
+        if self.config.fault("wrong-response-id"):
+            answer_id = f"{request_id}-answer"
+        return {"jsonrpc": "2.0", "id": answer_id, "result": result}
+
+    async def _dispatch(self, request: dict[str, Any], version_header: str | None, caller: Caller) -> Any:
+        version = parse_version(version_header)
+        excused = (version_header is None and self.config.fault("no-version-check")) or (
+            version == "0.3" and bool(version_header) and self.config.fault("accepts-0.3")
+        )
+        if version not in SUPPORTED_VERSIONS and not excused:
+            raise RpcError(
+                "VersionNotSupportedError",
+                f"A2A version {version_header or '0.3 (no A2A-Version header)'} is not supported; send "
+                "A2A-Version: 1.0",
+                reason="VERSION_NOT_SUPPORTED",
+                metadata={"requestedVersion": version_header or "", "supportedVersions": "1.0"},
+            )
+        method = request["method"]
+        if method in UNSERVED:
+            if method == "SendStreamingMessage" and self.config.fault("streaming-method-not-found"):
+                raise RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
+            raise unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
+        if method in PUSH_METHODS:
+            raise RpcError(
+                "PushNotificationNotSupportedError",
+                "Push notifications are not configured on this Runtime.",
+                reason="PUSH_NOT_SUPPORTED",
+                metadata={"method": method},
+            )
+        handler = getattr(self, f"_m_{method}", None)
+        if handler is None:
+            if self.config.fault("method-not-found-wrong-code"):
+                raise RpcError("InvalidRequestError", "Invalid request", reason="INVALID_REQUEST")
+            raise RpcError(
+                "MethodNotFoundError",
+                "Method not found",
+                reason="METHOD_NOT_FOUND",
+                metadata={"method": method},
+            )
+        params = request.get("params", {})
+        problems = schemas.violations(params, f"methods/{method}.json#/$defs/params")
+        if problems:
+            raise invalid_params([(_field(p.path), p.message) for p in problems])
+        return await handler(caller, params)
+
+    async def _m_SendMessage(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        if params["message"].get("role") != "ROLE_USER":
+            raise invalid_params([("message.role", "a caller's message must have role ROLE_USER")])
+        task = await self.engine.send(caller, params)
+        history_length = (params.get("configuration") or {}).get("historyLength")
+        return {"task": render_task(task, self.config, history_length=history_length)}
+
+    async def _m_GetTask(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        task = self.engine.get(caller, params["id"])
+        return render_task(task, self.config, history_length=params.get("historyLength"))
+
+    async def _m_CancelTask(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        task = await self.engine.cancel(caller, params["id"])
+        return render_task(task, self.config, history_length=None)
+
+    async def _m_ListTasks(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        tasks, token, page_size, total = self.engine.list(caller, params)
+        include = bool(params.get("includeArtifacts"))
+        always = self.config.fault("artifacts-always-listed")
+        out: dict[str, Any] = {
+            "tasks": [
+                render_task(
+                    t,
+                    self.config,
+                    history_length=params.get("historyLength"),
+                    include_artifacts=include or always,
+                    artifacts_always=include,
+                )
+                for t in tasks
+            ],
+            "nextPageToken": token,
+            "pageSize": page_size,
+            "totalSize": total,
+        }
+        if not token and self.config.fault("last-page-token-missing"):
+            del out["nextPageToken"]
+        return out
+
+
+def _field(path: str) -> str:
+    """A JSON path from the validator as a BadRequest field name: ``$.message.parts[0]`` → ``message.parts[0]``."""
+    return path.removeprefix("$").removeprefix(".") or "params"

@@ -1,0 +1,249 @@
+"""SQLite storage of tasks, idempotency keys and conversations.
+
+Every status change takes the next value of one global sequence; ListTasks orders and pages by it, so a
+page cursor is a position in that sequence and never needs a scan (keyset paging).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
+INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
+ACTIVE = frozenset({"TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"})
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tasks (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  context_id TEXT NOT NULL,
+  turn INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  status_message TEXT,
+  status_ts TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  history TEXT NOT NULL,
+  artifacts TEXT NOT NULL,
+  metadata TEXT,
+  scenario TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tasks_by_owner ON tasks (agent_id, subject, seq);
+CREATE INDEX IF NOT EXISTS tasks_by_context ON tasks (agent_id, subject, context_id, seq);
+CREATE TABLE IF NOT EXISTS message_ids (
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  PRIMARY KEY (agent_id, subject, message_id)
+);
+CREATE TABLE IF NOT EXISTS contexts (
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  context_id TEXT NOT NULL,
+  turns INTEGER NOT NULL,
+  PRIMARY KEY (agent_id, subject, context_id)
+);
+"""
+
+
+def now_timestamp() -> str:
+    """UTC, millisecond precision, 'Z' — the form A2A §5.6.1 asks for."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+@dataclass
+class TaskRecord:
+    id: str
+    agent_id: str
+    subject: str
+    context_id: str
+    turn: int
+    state: str
+    status_message: dict[str, Any] | None
+    status_ts: str
+    seq: int
+    history: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    scenario: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> TaskRecord:
+        return cls(
+            id=row["id"],
+            agent_id=row["agent_id"],
+            subject=row["subject"],
+            context_id=row["context_id"],
+            turn=row["turn"],
+            state=row["state"],
+            status_message=json.loads(row["status_message"]) if row["status_message"] else None,
+            status_ts=row["status_ts"],
+            seq=row["seq"],
+            history=json.loads(row["history"]),
+            artifacts=json.loads(row["artifacts"]),
+            metadata=json.loads(row["metadata"]) if row["metadata"] else None,
+            scenario=json.loads(row["scenario"]),
+        )
+
+
+@dataclass(frozen=True)
+class TaskFilter:
+    agent_id: str | None
+    subject: str | None
+    context_id: str | None = None
+    state: str | None = None
+    status_after: str | None = None
+
+
+class Store:
+    def __init__(self, path: str):
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        self._seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM tasks").fetchone()[0]
+        self._last_ts = ""
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def next_status(self) -> tuple[int, str]:
+        """The next status sequence number and a timestamp that never goes back."""
+        self._seq += 1
+        self._last_ts = max(now_timestamp(), self._last_ts)
+        return self._seq, self._last_ts
+
+    # -- conversations and idempotency keys
+
+    def next_turn(self, agent_id: str, subject: str, context_id: str) -> int:
+        row = self.db.execute(
+            "SELECT turns FROM contexts WHERE agent_id=? AND subject=? AND context_id=?",
+            (agent_id, subject, context_id),
+        ).fetchone()
+        turn = (row["turns"] if row else 0) + 1
+        self.db.execute(
+            "INSERT INTO contexts VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET turns=excluded.turns",
+            (agent_id, subject, context_id, turn),
+        )
+        return turn
+
+    def task_for_message(self, agent_id: str, subject: str, message_id: str) -> str | None:
+        row = self.db.execute(
+            "SELECT task_id FROM message_ids WHERE agent_id=? AND subject=? AND message_id=?",
+            (agent_id, subject, message_id),
+        ).fetchone()
+        return row["task_id"] if row else None
+
+    def remember_message(self, agent_id: str, subject: str, message_id: str, task_id: str) -> None:
+        self.db.execute("INSERT OR IGNORE INTO message_ids VALUES (?,?,?,?)", (agent_id, subject, message_id, task_id))
+
+    # -- tasks
+
+    def insert(self, task: TaskRecord) -> None:
+        self.db.execute(
+            "INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                task.id,
+                task.agent_id,
+                task.subject,
+                task.context_id,
+                task.turn,
+                task.state,
+                _dump(task.status_message),
+                task.status_ts,
+                task.seq,
+                json.dumps(task.history),
+                json.dumps(task.artifacts),
+                _dump(task.metadata),
+                json.dumps(task.scenario),
+            ),
+        )
+
+    def save(self, task: TaskRecord) -> None:
+        self.db.execute(
+            "UPDATE tasks SET state=?, status_message=?, status_ts=?, seq=?, history=?, artifacts=?, "
+            "metadata=?, scenario=? WHERE id=?",
+            (
+                task.state,
+                _dump(task.status_message),
+                task.status_ts,
+                task.seq,
+                json.dumps(task.history),
+                json.dumps(task.artifacts),
+                _dump(task.metadata),
+                json.dumps(task.scenario),
+                task.id,
+            ),
+        )
+
+    def get(self, task_id: str) -> TaskRecord | None:
+        row = self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,)).fetchone()
+        return TaskRecord.from_row(row) if row else None
+
+    def active_in_context(self, agent_id: str, subject: str, context_id: str) -> TaskRecord | None:
+        placeholders = ",".join("?" * len(ACTIVE))
+        row = self.db.execute(
+            f"SELECT * FROM tasks WHERE agent_id=? AND subject=? AND context_id=? AND state IN ({placeholders}) "
+            "ORDER BY seq DESC LIMIT 1",
+            (agent_id, subject, context_id, *sorted(ACTIVE)),
+        ).fetchone()
+        return TaskRecord.from_row(row) if row else None
+
+    def unfinished(self) -> list[TaskRecord]:
+        placeholders = ",".join("?" * len(ACTIVE))
+        rows = self.db.execute(
+            f"SELECT * FROM tasks WHERE state IN ({placeholders}) ORDER BY seq", tuple(sorted(ACTIVE))
+        )
+        return [TaskRecord.from_row(row) for row in rows]
+
+    def _where(self, flt: TaskFilter) -> tuple[str, list[Any]]:
+        clauses, args = [], []
+        for column, value in (
+            ("agent_id", flt.agent_id),
+            ("subject", flt.subject),
+            ("context_id", flt.context_id),
+            ("state", flt.state),
+        ):
+            if value is not None:
+                clauses.append(f"{column}=?")
+                args.append(value)
+        if flt.status_after is not None:
+            clauses.append("status_ts>=?")
+            args.append(flt.status_after)
+        return (" AND ".join(clauses) or "1=1"), args
+
+    def count(self, flt: TaskFilter) -> int:
+        where, args = self._where(flt)
+        return self.db.execute(f"SELECT COUNT(*) FROM tasks WHERE {where}", args).fetchone()[0]
+
+    def page(self, flt: TaskFilter, *, before_seq: int | None, limit: int, oldest_first: bool = False):
+        """Up to ``limit`` tasks, latest status change first, below ``before_seq`` when given."""
+        where, args = self._where(flt)
+        if before_seq is not None:
+            where += " AND seq>?" if oldest_first else " AND seq<?"
+            args.append(before_seq)
+        order = "ASC" if oldest_first else "DESC"
+        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq {order} LIMIT ?", [*args, limit])
+        return [TaskRecord.from_row(row) for row in rows]
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)

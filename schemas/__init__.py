@@ -1,0 +1,115 @@
+"""The kit's JSON Schemas (2020-12), loaded once into one ``referencing`` registry.
+
+Every document under this folder carries an ``$id`` below :data:`BASE`; a reference is written
+relative to it, e.g. ``a2a/Task.json`` or ``methods/GetTask.json#/$defs/result``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import referencing
+from referencing.jsonschema import DRAFT202012
+
+BASE = "https://kit.nylorun.example/schemas/"
+ROOT = Path(__file__).resolve().parent
+FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+@dataclass(frozen=True)
+class ShapeViolation:
+    """One way an instance breaks a schema: where (JSON path), which rule, and why."""
+
+    path: str
+    rule: str
+    schema_path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.rule} — {self.message} (schema {self.schema_path})"
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    """Every schema document by its ``$id``."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(ROOT.rglob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        expected = BASE + path.relative_to(ROOT).as_posix()
+        if document.get("$id") != expected:
+            raise ValueError(f"{path.name}: $id must be {expected!r}, found {document.get('$id')!r}")
+        found[expected] = document
+    return found
+
+
+@cache
+def registry() -> referencing.Registry:
+    resources = [(uri, DRAFT202012.create_resource(doc)) for uri, doc in documents().items()]
+    return referencing.Registry().with_resources(resources).crawl()
+
+
+def absolute(ref: str) -> str:
+    return ref if ref.startswith(("http://", "https://")) else BASE + ref
+
+
+@cache
+def validator(ref: str) -> jsonschema.Draft202012Validator:
+    """A validator for ``ref`` (relative to :data:`BASE`), with the format checker on."""
+    return jsonschema.Draft202012Validator(
+        {"$ref": absolute(ref)}, registry=registry(), format_checker=FORMAT_CHECKER
+    )
+
+
+def resolve(ref: str) -> Any:
+    """The schema (or any JSON value) that ``ref`` points at."""
+    return registry().resolver().lookup(absolute(ref)).contents
+
+
+def _json_path(parts) -> str:
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    # For oneOf/anyOf the most useful message is the best-matching branch's own error.
+    while error.context:
+        error = jsonschema.exceptions.best_match(error.context)
+    return error
+
+
+def violations(instance: Any, ref: str, *, at: str = "$") -> list[ShapeViolation]:
+    """All the ways ``instance`` breaks the schema at ``ref``; empty when it conforms."""
+    out = []
+    for error in validator(ref).iter_errors(instance):
+        error = _deepest(error)
+        path = _json_path(error.absolute_path)
+        out.append(
+            ShapeViolation(
+                path=at + path[1:],
+                rule=str(error.validator),
+                schema_path="/".join(str(p) for p in error.absolute_schema_path),
+                message=error.message if len(error.message) < 300 else error.message[:300] + "…",
+            )
+        )
+    return out
+
+
+def is_valid(instance: Any, ref: str) -> bool:
+    return validator(ref).is_valid(instance)
+
+
+@cache
+def error_codes() -> dict[str, int]:
+    """The JSON-RPC and A2A error codes by name, read from ``jsonrpc/error-codes.json``."""
+    defs = resolve("jsonrpc/error-codes.json")["$defs"]
+    return {name: schema["const"] for name, schema in defs.items()}
+
+
+def error_code(name: str) -> int:
+    return error_codes()[name]
