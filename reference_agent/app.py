@@ -104,6 +104,8 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
     version = request.headers.get("A2A-Version")
     if version is None:
         version = request.query.get("A2A-Version")
+    if config.fault("http-500-on-bad-json") and not _parses(body):
+        return web.Response(status=500, text="500 Internal Server Error", content_type="text/html")
     caller = Caller(agent_id=agent_id, subject=subject, base_url=_endpoint(request, agent_id))
     dispatcher = request.app[DISPATCHER]
     try:
@@ -116,6 +118,14 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
     if activated:
         headers["A2A-Extensions"] = ", ".join(activated)
     return web.Response(text=json.dumps(answer), content_type="application/json", headers=headers)
+
+
+def _parses(body: bytes) -> bool:
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
 
 
 def _activated_extensions(request: web.Request) -> list[str]:
@@ -157,12 +167,15 @@ def build_app(config: AgentConfig) -> web.Application:
         app[DISPATCHER] = Dispatcher(engine, config)
         await engine.start()
 
-    async def stop(app: web.Application) -> None:
+    async def stop_turns(app: web.Application) -> None:
         await app[ENGINE].stop()
+
+    async def close_store(app: web.Application) -> None:
         app[ENGINE].store.close()
 
     app.on_startup.append(start)
-    app.on_cleanup.append(stop)
+    app.on_shutdown.append(stop_turns)
+    app.on_cleanup.append(close_store)
     app.router.add_post("/v1/a2a/agents/{agent_id}", handle_rpc)
     app.router.add_get("/v1/a2a/agents/{agent_id}/card", handle_card)
     app.router.add_get("/.well-known/agent-card.json", handle_card)

@@ -61,12 +61,16 @@ class _Turn:
     def save_scenario(self) -> None:
         self.engine.store.save(self.task)
 
+    def fault(self, name: str) -> bool:
+        return self.engine.config.fault(name)
+
 
 class Engine:
     def __init__(self, store: Store, config: AgentConfig):
         self.store, self.config = store, config
         self._changed: dict[str, asyncio.Event] = {}
         self._runners: dict[str, asyncio.Task] = {}
+        self._closing = False
 
     # -- life cycle
 
@@ -76,6 +80,10 @@ class Engine:
             self._start_runner(task, task.scenario.get("base_url", ""))
 
     async def stop(self) -> None:
+        # Wake every blocked SendMessage so the server can answer it and shut down without waiting.
+        self._closing = True
+        for event in self._changed.values():
+            event.set()
         for runner in list(self._runners.values()):
             runner.cancel()
         for runner in list(self._runners.values()):
@@ -125,7 +133,7 @@ class Engine:
             task = self.store.get(task_id)
             assert task is not None
             remaining = deadline - loop.time()
-            if task.state in TERMINAL or task.state in INTERRUPTED or remaining <= 0:
+            if task.state in TERMINAL or task.state in INTERRUPTED or remaining <= 0 or self._closing:
                 return task
             event = self._changed.setdefault(task_id, asyncio.Event())
             with contextlib.suppress(TimeoutError):

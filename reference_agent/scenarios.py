@@ -27,6 +27,7 @@ class Turn(Protocol):
     def last_user_message(self) -> dict[str, Any]: ...
     def file_url(self, name: str) -> str: ...
     def save_scenario(self) -> None: ...
+    def fault(self, name: str) -> bool: ...
 
 
 def parse(message: dict[str, Any], max_ms: int) -> dict[str, Any]:
@@ -85,7 +86,10 @@ async def run(turn: Turn) -> None:
         turn.add_artifact("result", [{"data": {"scenario": "complete", "ok": True}, "mediaType": "application/json"}])
         turn.set_state("TASK_STATE_COMPLETED", "Done.")
     elif name == "echo":
-        turn.add_artifact("echo", _echo_parts(turn.last_user_message()))
+        parts = _echo_parts(turn.last_user_message())
+        if turn.fault("drops-raw-parts"):
+            parts = [p for p in parts if "raw" not in p] or [{"text": ""}]
+        turn.add_artifact("echo", parts)
         turn.set_state("TASK_STATE_COMPLETED", "Echoed.")
     elif name == "ask":
         if stage == "start":

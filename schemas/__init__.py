@@ -59,9 +59,7 @@ def absolute(ref: str) -> str:
 @cache
 def validator(ref: str) -> jsonschema.Draft202012Validator:
     """A validator for ``ref`` (relative to :data:`BASE`), with the format checker on."""
-    return jsonschema.Draft202012Validator(
-        {"$ref": absolute(ref)}, registry=registry(), format_checker=FORMAT_CHECKER
-    )
+    return jsonschema.Draft202012Validator({"$ref": absolute(ref)}, registry=registry(), format_checker=FORMAT_CHECKER)
 
 
 def resolve(ref: str) -> Any:

@@ -1,0 +1,77 @@
+"""Who calls: the application key, the subject and scopes, and the HTTP refusals 401, 404, 429."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient, Exchange
+from fixtures.target import Target
+
+RATE_LIMIT_ATTEMPTS = 30
+
+
+def _list_body() -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}}).encode()
+
+
+def _refused(exchange: Exchange, status: int) -> None:
+    if exchange.status != status:
+        exchange.fail(f"expected HTTP {status}, got HTTP {exchange.status}")
+
+
+@pytest.fixture
+def keyed(target: Target) -> Target:
+    if not target.key:
+        pytest.skip("not applicable: no application key given (--key), so key checks cannot run")
+    return target
+
+
+@pytest.mark.req("AUTH-01")
+def test_request_without_key_is_401(keyed: Target, client: A2AClient):
+    _refused(client.with_(key=None).post(_list_body(), method="ListTasks"), 401)
+
+
+@pytest.mark.req("AUTH-01")
+def test_request_with_unknown_key_is_401(keyed: Target, client: A2AClient):
+    _refused(client.with_(key=f"not-a-key-{uuid.uuid4().hex}").post(_list_body(), method="ListTasks"), 401)
+
+
+@pytest.mark.req("AUTH-02")
+def test_request_without_subject_is_refused(keyed: Target, client: A2AClient):
+    exchange = client.with_(subject=None).post(_list_body(), method="ListTasks", schema="jsonrpc/Response.json")
+    served = exchange.status is not None and exchange.status < 400 and not exchange.is_error
+    if served:
+        exchange.fail("an application key acts for a subject: a request without Nylorun-Subject must be refused")
+
+
+@pytest.mark.req("AUTH-03")
+def test_unknown_agent_is_404(target: Target, client: A2AClient):
+    if target.runtime is None:
+        pytest.skip("not applicable: the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
+    runtime, _ = target.runtime
+    unknown = client.with_(url=f"{runtime}/v1/a2a/agents/kit-no-such-agent-{uuid.uuid4().hex[:8]}")
+    _refused(unknown.post(_list_body(), method="ListTasks"), 404)
+
+
+@pytest.mark.req("AUTH-04")
+def test_default_scopes_are_sessions_own(client: A2AClient):
+    exchange = client.with_(scopes=None).list_tasks(contextId=drivers.new_context())
+    assert exchange.result["tasks"] == [] or exchange.fail("a fresh context should list no tasks")
+
+
+@pytest.mark.req("AUTH-05")
+def test_rate_limit_answers_429(target: Target, client: A2AClient):
+    if not target.rate_limit_key:
+        pytest.skip("not applicable: no rate-limited key given (--rate-limit-key)")
+    limited = client.with_(key=target.rate_limit_key)
+    for _ in range(RATE_LIMIT_ATTEMPTS):
+        exchange = limited.post(_list_body(), method="ListTasks")
+        if exchange.status == 429:
+            return
+        if exchange.status != 200:
+            exchange.fail(f"expected HTTP 200 until the limit, then 429; got HTTP {exchange.status}")
+    exchange.fail(f"no HTTP 429 after {RATE_LIMIT_ATTEMPTS} requests with the rate-limited key")

@@ -1,0 +1,100 @@
+"""The Agent Card: where it is served, its shape, its single binding, and its capabilities."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from fixtures.client import VerdictError, fetch
+from fixtures.target import PROFILE_V2_EXTENSIONS, Target
+
+PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
+
+
+@pytest.fixture(scope="module")
+def card_exchange(target: Target):
+    with httpx.Client() as http:
+        return fetch(http, target.card_url, headers={"Accept": "application/json"}, timeout_s=target.timeout_s)
+
+
+def _card(exchange) -> dict:
+    if exchange.status != 200:
+        exchange.fail(f"expected the Agent Card with HTTP 200, got {exchange.status}")
+    return exchange.json
+
+
+def _same_endpoint(a: str, b: str) -> bool:
+    x, y = urlsplit(a), urlsplit(b)
+    return (x.hostname, x.port, x.path.rstrip("/")) == (y.hostname, y.port, y.path.rstrip("/"))
+
+
+@pytest.mark.req("CARD-01")
+def test_card_is_served_where_the_client_looks(target: Target, card_exchange):
+    card = _card(card_exchange)
+    if "application/json" not in card_exchange.response_headers.get("content-type", ""):
+        card_exchange.fail("the Agent Card is not served as application/json")
+    assert isinstance(card, dict)
+
+
+@pytest.mark.req("CARD-02")
+def test_card_lists_the_target_endpoint(target: Target, card_exchange):
+    interfaces = _card(card_exchange)["supportedInterfaces"]
+    if not any(_same_endpoint(i["url"], target.url) for i in interfaces):
+        card_exchange.fail(f"no supportedInterfaces entry has the URL the kit calls, {target.url}")
+
+
+@pytest.mark.req("BIND-01")
+def test_card_lists_only_jsonrpc_1_0(card_exchange):
+    interfaces = _card(card_exchange)["supportedInterfaces"]
+    others = [i for i in interfaces if (i["protocolBinding"].upper(), i["protocolVersion"]) != ("JSONRPC", "1.0")]
+    if others:
+        card_exchange.fail(f"interfaces other than JSON-RPC 1.0 are listed: {others}")
+
+
+@pytest.mark.req("CARD-03")
+def test_card_says_streaming_false(card_exchange):
+    capabilities = _card(card_exchange)["capabilities"]
+    if capabilities.get("streaming") is not False:
+        card_exchange.fail(f"capabilities.streaming must be false, got {capabilities.get('streaming')!r}")
+
+
+@pytest.mark.req("CARD-04")
+def test_card_says_extended_card_false(card_exchange):
+    capabilities = _card(card_exchange)["capabilities"]
+    # Absent reads as false (A2A §3.3.4); only true is wrong.
+    if capabilities.get("extendedAgentCard", False) is not False:
+        card_exchange.fail("capabilities.extendedAgentCard must be false or absent")
+
+
+@pytest.mark.req("CARD-05")
+def test_card_is_not_signed(card_exchange):
+    if _card(card_exchange).get("signatures"):
+        card_exchange.fail("the profile serves no signed Agent Cards, but signatures are present")
+
+
+@pytest.mark.req("CARD-06")
+def test_profile_extensions_are_declared_optional(target: Target, card_exchange):
+    extensions = _card(card_exchange)["capabilities"].get("extensions") or []
+    declared = {e.get("uri"): e for e in extensions}
+    expected = PROFILE_V2_EXTENSIONS if target.claim == "profile-v2" else PROFILE_V2_EXTENSIONS[:2]
+    missing = [uri for uri in expected if uri not in declared]
+    if missing:
+        card_exchange.fail(f"the card does not declare {', '.join(missing)}")
+    required = [uri for uri, e in declared.items() if uri.startswith(PROFILE_URI_PREFIX) and e.get("required")]
+    if required:
+        card_exchange.fail(f"profile extensions must be declared with required: false: {', '.join(required)}")
+
+
+@pytest.mark.req("CARD-07")
+def test_runtime_card_endpoint_serves_the_card(target: Target):
+    if target.runtime is None:
+        pytest.skip("not applicable: the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
+    with httpx.Client() as http:
+        exchange = fetch(http, target.url + "/card", timeout_s=target.timeout_s)
+    card = _card(exchange)
+    try:
+        assert any(_same_endpoint(i["url"], target.url) for i in card["supportedInterfaces"])
+    except (KeyError, TypeError, AssertionError):
+        raise VerdictError(f"{target.url}/card is not this Agent's card\n{exchange.describe()}") from None

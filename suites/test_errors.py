@@ -1,0 +1,107 @@
+"""JSON-RPC errors: malformed requests get the standard codes, A2A errors carry google.rpc details."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient
+
+MALFORMED = {
+    "not-json": (b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", ', "JSONParseError"),
+    "invalid-utf8": (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff\xfe"}', "JSONParseError"),
+    "no-method": (b'{"jsonrpc": "2.0", "id": 1, "params": {}}', "InvalidRequestError"),
+    "wrong-jsonrpc-version": (
+        b'{"jsonrpc": "1.0", "id": 1, "method": "ListTasks", "params": {}}',
+        "InvalidRequestError",
+    ),
+    "method-not-a-string": (b'{"jsonrpc": "2.0", "id": 1, "method": 7, "params": {}}', "InvalidRequestError"),
+    "params-not-an-object": (b'{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": 3}', "InvalidRequestError"),
+}
+
+
+@pytest.mark.req("ERR-03")
+@pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
+def test_malformed_request_gets_the_standard_error(client: A2AClient, case: str):
+    body, name = MALFORMED[case]
+    exchange = client.post(body, method="(malformed)", schema="jsonrpc/Response.json")
+    if exchange.status is not None and exchange.status >= 500 and not exchange.is_error:
+        exchange.fail("a malformed request must get a JSON-RPC error, not a server failure")
+    exchange.expect_error(name)
+    if name == "JSONParseError" and exchange.json.get("id") is not None:
+        exchange.fail("the answer to unparseable JSON must have id null")
+
+
+@pytest.mark.req("ERR-05")
+def test_unknown_method_is_not_found(client: A2AClient):
+    client.call("tasks/get", {"id": "x"}).expect_error("MethodNotFoundError")
+
+
+@pytest.mark.req("ERR-06")
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("SendMessage", {}),
+        ("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}),
+        ("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a", "data": {}}]}}),
+        ("GetTask", {}),
+        ("GetTask", {"id": 42}),
+        ("ListTasks", {"status": "TASK_STATE_RUNNING"}),
+        ("CancelTask", {}),
+    ],
+    ids=[
+        "send-no-message",
+        "send-no-parts",
+        "send-part-two-contents",
+        "get-no-id",
+        "get-id-not-string",
+        "list-unknown-state",
+        "cancel-no-id",
+    ],
+)
+def test_invalid_params_get_invalid_params(client: A2AClient, method: str, params: dict):
+    client.call(method, params).expect_error("InvalidParamsError")
+
+
+@pytest.mark.req("ERR-07")
+def test_invalid_params_name_the_field(client: A2AClient):
+    exchange = client.call("GetTask", {"id": "x", "historyLength": -1})
+    exchange.expect_error("InvalidParamsError")
+    detail = exchange.detail("BadRequest")
+    if detail is None:
+        exchange.fail("-32602 should carry a google.rpc.BadRequest detail")
+    fields = [v.get("field", "") for v in detail.get("fieldViolations", [])]
+    if not any("historyLength" in f for f in fields):
+        exchange.fail(f"the BadRequest detail should name historyLength, names {fields}")
+
+
+@pytest.mark.req("ERR-02")
+@pytest.mark.parametrize("method", ["GetTask", "CancelTask"])
+def test_a2a_errors_carry_error_info(client: A2AClient, method: str):
+    exchange = client.call(method, {"id": drivers.new_context()})
+    exchange.expect_error("TaskNotFoundError")
+    info = exchange.detail("ErrorInfo")
+    if info is None:
+        exchange.fail("an A2A error must carry a google.rpc.ErrorInfo detail (reason, domain, metadata)")
+
+
+@pytest.mark.req("ERR-01")
+@pytest.mark.parametrize("request_id", ["kit-string-id", 7, 0], ids=["string", "integer", "zero"])
+def test_answer_carries_the_request_id(client: A2AClient, request_id):
+    client.call("ListTasks", {"pageSize": 1}, request_id=request_id)  # call() checks the id
+
+
+@pytest.mark.req("ERR-01")
+def test_error_answer_carries_the_request_id(client: A2AClient):
+    client.call("GetTask", {"id": drivers.new_context()}, request_id="kit-error-id").expect_error("TaskNotFoundError")
+
+
+@pytest.mark.req("ERR-08")
+def test_unknown_fields_are_ignored(client: A2AClient):
+    params = {"contextId": drivers.new_context(), "kitUnknownField": {"nested": [1, 2]}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": params}).encode()
+    exchange = client.post(body, method="ListTasks", schema="methods/ListTasks.json#/$defs/response")
+    if exchange.is_error:
+        exchange.fail("an unknown field in params should be ignored (A2A §5.7), not refused")

@@ -1,0 +1,156 @@
+"""ListTasks: filters, order by latest status change, pages, totalSize, history and artifacts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient
+
+pytestmark = pytest.mark.scenario("complete")
+
+
+def _ids(exchange) -> list[str]:
+    return [t["id"] for t in exchange.result["tasks"]]
+
+
+def _when(task: dict) -> datetime:
+    return datetime.fromisoformat(task["status"]["timestamp"].replace("Z", "+00:00"))
+
+
+@pytest.fixture
+def five_tasks(client: A2AClient) -> tuple[str, list[dict]]:
+    """Five ended tasks in a fresh conversation, oldest first."""
+    context = drivers.new_context()
+    return context, [drivers.run(client, "complete", context_id=context) for _ in range(5)]
+
+
+@pytest.mark.req("LIST-01")
+def test_context_filter_lists_exactly_that_conversation(client: A2AClient, five_tasks):
+    context, tasks = five_tasks
+    drivers.run(client, "complete")  # another conversation, same subject
+    exchange = client.list_tasks(contextId=context)
+    if sorted(_ids(exchange)) != sorted(t["id"] for t in tasks):
+        exchange.fail(f"contextId {context} should list exactly its five tasks")
+
+
+@pytest.mark.req("LIST-02")
+@pytest.mark.scenario("fail")
+def test_status_filter(client: A2AClient):
+    context = drivers.new_context()
+    drivers.run(client, "complete", context_id=context)
+    failed = drivers.settle(client, drivers.run(client, "fail", context_id=context))
+    exchange = client.list_tasks(contextId=context, status="TASK_STATE_FAILED")
+    if _ids(exchange) != [failed["id"]]:
+        exchange.fail("status TASK_STATE_FAILED should list only the failed task")
+
+
+@pytest.mark.req("LIST-03")
+@pytest.mark.scenario("slow")
+def test_status_timestamp_after_filter(client: A2AClient):
+    context = drivers.new_context()
+    earlier = drivers.run(client, "complete", context_id=context)
+    # A slow turn ends strictly later than the first one, so the two timestamps cannot tie.
+    later = drivers.settle(client, drivers.run(client, "slow", 200, context_id=context))
+    exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
+    ids = _ids(exchange)
+    if later["id"] not in ids:
+        exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")
+    if _when(earlier) < _when(later) and earlier["id"] in ids:
+        exchange.fail("a task whose status changed before statusTimestampAfter must not be listed")
+
+
+@pytest.mark.req("LIST-04")
+@pytest.mark.scenario("ask")
+def test_latest_status_change_first(client: A2AClient):
+    context = drivers.new_context()
+    asked = drivers.run(client, "ask", context_id=context)
+    done = drivers.run(client, "complete", context_id=context)
+    # Answering the first task changes its status last, so it must now come first.
+    answered = drivers.settle(client, client.send("blue", task_id=asked["id"], context_id=context).task)
+    exchange = client.list_tasks(contextId=context)
+    if _ids(exchange) != [answered["id"], done["id"]]:
+        exchange.fail("tasks must be listed latest status change first")
+    stamps = [_when(t) for t in exchange.result["tasks"] if t["status"].get("timestamp")]
+    if stamps != sorted(stamps, reverse=True):
+        exchange.fail("status timestamps must not increase down the list")
+
+
+@pytest.mark.req("LIST-05")
+def test_default_page_size_is_50(client: A2AClient):
+    exchange = client.list_tasks(contextId=drivers.new_context())
+    if exchange.result["pageSize"] != 50:
+        exchange.fail(f"without pageSize the page size used must be 50, got {exchange.result['pageSize']}")
+
+
+@pytest.mark.req("LIST-09")
+@pytest.mark.parametrize("page_size", [101, 1000])
+def test_page_size_above_100_is_refused_or_clamped(client: A2AClient, page_size: int):
+    exchange = client.list_tasks(pageSize=page_size)
+    if exchange.is_error:
+        exchange.expect_error("InvalidParamsError")
+    elif exchange.result["pageSize"] > 100 or len(exchange.result["tasks"]) > 100:
+        exchange.fail("pageSize is at most 100: the Agent must refuse or clamp a larger one")
+
+
+@pytest.mark.req("LIST-06", "LIST-07", "LIST-08")
+def test_pages_walk_every_task_once(client: A2AClient, five_tasks):
+    context, tasks = five_tasks
+    seen: list[str] = []
+    token, pages = "", 0
+    while True:
+        exchange = client.list_tasks(contextId=context, pageSize=2, pageToken=token or None)
+        result = exchange.result
+        pages += 1
+        if result["totalSize"] != 5:
+            exchange.fail(f"totalSize must count the five tasks the filter matches, got {result['totalSize']}")
+        if len(result["tasks"]) > 2:
+            exchange.fail("a page must hold at most pageSize tasks")
+        repeated = set(_ids(exchange)) & set(seen)
+        if repeated:
+            exchange.fail(f"a later page repeats {sorted(repeated)}")
+        seen += _ids(exchange)
+        token = result["nextPageToken"]
+        if not token or pages > 5:
+            break
+    if sorted(seen) != sorted(t["id"] for t in tasks):
+        exchange.fail(f"walking the pages must list each of the five tasks once, listed {seen}")
+    if seen != [t["id"] for t in reversed(tasks)]:
+        exchange.fail("across pages the order must stay latest status change first")
+    if token:
+        exchange.fail('the last page\'s nextPageToken must be ""')
+
+
+@pytest.mark.req("LIST-07")
+def test_single_page_has_empty_next_token(client: A2AClient):
+    exchange = client.list_tasks(contextId=drivers.new_context())
+    if exchange.result.get("nextPageToken") != "":
+        exchange.fail('nextPageToken must be present and "" when there are no more pages')
+
+
+@pytest.mark.req("LIST-10")
+def test_artifacts_only_with_include_artifacts(client: A2AClient):
+    context = drivers.new_context()
+    drivers.run(client, "complete", context_id=context)
+    without = client.list_tasks(contextId=context)
+    if any("artifacts" in t for t in without.result["tasks"]):
+        without.fail("without includeArtifacts the tasks must carry no artifacts field")
+    with_ = client.list_tasks(contextId=context, includeArtifacts=True)
+    if not all(t.get("artifacts") for t in with_.result["tasks"]):
+        with_.fail("with includeArtifacts the tasks must carry their artifacts")
+
+
+@pytest.mark.req("LIST-11")
+@pytest.mark.scenario("ask")
+def test_history_length_applies_to_listed_tasks(client: A2AClient):
+    context = drivers.new_context()
+    task = drivers.run(client, "ask", context_id=context)
+    drivers.settle(client, client.send("blue", task_id=task["id"], context_id=context).task)
+    exchange = client.list_tasks(contextId=context, historyLength=1)
+    if any(len(t.get("history") or []) > 1 for t in exchange.result["tasks"]):
+        exchange.fail("historyLength 1 allows at most one message per listed task")
+    bare = client.list_tasks(contextId=context)
+    if any("history" in t for t in bare.result["tasks"]):
+        bare.fail("without historyLength, listed tasks must carry no history")

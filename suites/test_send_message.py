@@ -1,0 +1,144 @@
+"""SendMessage: blocking and returnImmediately, the a2aWaitMs limit, idempotent messageId, context rules."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient, new_id
+from fixtures.target import Target
+
+# A scenario far longer than any check waits, so a task that answers early can only be the wait limit.
+LONG_MS = 120_000
+
+
+@pytest.mark.req("SEND-01")
+@pytest.mark.scenario("complete")
+def test_blocking_send_waits_for_the_end(client: A2AClient):
+    task = drivers.run(client, "complete")
+    if drivers.state(task) != "TASK_STATE_COMPLETED":
+        client.get_task(task["id"]).fail(f"a blocking SendMessage answered {drivers.state(task)} before the end")
+
+
+@pytest.mark.req("SEND-01")
+@pytest.mark.scenario("ask")
+def test_blocking_send_returns_when_the_task_pauses(client: A2AClient):
+    task = drivers.run(client, "ask")
+    try:
+        if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
+            client.get_task(task["id"]).fail("a blocking SendMessage must answer once the task asks for input")
+    finally:
+        drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-03")
+@pytest.mark.scenario("slow")
+def test_return_immediately_answers_before_the_end(client: A2AClient, target: Target):
+    started = time.monotonic()
+    exchange = client.send(drivers.scenario("slow", LONG_MS), return_immediately=True)
+    elapsed = time.monotonic() - started
+    task = exchange.task
+    try:
+        if drivers.state(task) not in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"):
+            exchange.fail(f"returnImmediately should answer the task in progress, got {drivers.state(task)}")
+        if elapsed > min(target.a2a_wait_ms / 1000, target.timeout_s) * 0.9:
+            exchange.fail(f"returnImmediately took {elapsed:.1f} s: the call waited instead of answering at once")
+    finally:
+        drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-02")
+@pytest.mark.scenario("slow")
+def test_blocking_send_stops_at_the_wait_limit(client: A2AClient, target: Target):
+    if target.a2a_wait_ms > target.max_blocking_check_ms:
+        pytest.skip(
+            f"not run: a2aWaitMs is {target.a2a_wait_ms} ms, above --max-blocking-check-ms "
+            f"{target.max_blocking_check_ms}; lower the Runtime's a2aWaitMs for a release check to cover this"
+        )
+    wait_s = target.a2a_wait_ms / 1000
+    started = time.monotonic()
+    # A correct target answers at a2aWaitMs; one that ignores it is given a bounded grace, then fails.
+    exchange = client.send(drivers.scenario("slow", LONG_MS), timeout_s=wait_s + max(5.0, wait_s))
+    elapsed = time.monotonic() - started
+    task = exchange.task
+    try:
+        if drivers.state(task) != "TASK_STATE_WORKING":
+            exchange.fail(f"past a2aWaitMs the answer must be the task still WORKING, got {drivers.state(task)}")
+        if elapsed < wait_s * 0.9:
+            exchange.fail(f"the call answered after {elapsed:.1f} s, before a2aWaitMs ({wait_s:.1f} s)")
+    finally:
+        drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-04")
+@pytest.mark.scenario("complete")
+def test_retried_message_id_answers_the_same_task(client: A2AClient):
+    context, message_id = drivers.new_context(), new_id("msg")
+    first = drivers.run(client, "complete", context_id=context, message_id=message_id)
+    retry = client.send(drivers.scenario("complete"), context_id=context, message_id=message_id)
+    if retry.task["id"] != first["id"]:
+        retry.fail(f"a retry with messageId {message_id} must answer task {first['id']}, got {retry.task['id']}")
+    listed = client.list_tasks(contextId=context)
+    if len(listed.result["tasks"]) != 1:
+        listed.fail("a retried messageId must not start a second task")
+
+
+@pytest.mark.req("SEND-05")
+@pytest.mark.scenario("complete")
+def test_omitted_context_starts_a_new_conversation(client: A2AClient):
+    first = drivers.run(client, "complete")
+    second = client.send(drivers.scenario("complete"))
+    if not first.get("contextId") or not second.task.get("contextId"):
+        second.fail("a task must carry the contextId the Agent made for it")
+    if first["contextId"] == second.task["contextId"]:
+        second.fail("two messages without contextId must start two conversations")
+
+
+@pytest.mark.req("SEND-06")
+@pytest.mark.scenario("complete")
+def test_given_context_is_kept(client: A2AClient):
+    context = drivers.new_context()
+    exchange = client.send(drivers.scenario("complete"), context_id=context)
+    if exchange.task.get("contextId") != context:
+        exchange.fail(f"the task should belong to the conversation {context} the message named")
+
+
+@pytest.mark.req("SEND-07")
+def test_unknown_task_id_is_not_found(client: A2AClient):
+    client.send("hello", task_id=new_id("task")).expect_error("TaskNotFoundError")
+
+
+@pytest.mark.req("SEND-08")
+@pytest.mark.scenario("ask")
+def test_context_that_differs_from_the_task_is_rejected(client: A2AClient):
+    task = drivers.run(client, "ask")
+    try:
+        exchange = client.send("blue", task_id=task["id"], context_id=drivers.new_context())
+        if not exchange.is_error:
+            exchange.fail("a message whose contextId differs from its task's must be rejected")
+        after = client.get_task(task["id"])
+        if drivers.state(after.task) != "TASK_STATE_INPUT_REQUIRED":
+            after.fail("a rejected message must leave the task as it was")
+    finally:
+        drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-09")
+@pytest.mark.scenario("complete")
+def test_message_to_an_ended_task_is_unsupported(client: A2AClient):
+    task = drivers.run(client, "complete")
+    client.send("once more", task_id=task["id"]).expect_error("UnsupportedOperationError")
+
+
+@pytest.mark.req("SEND-10")
+@pytest.mark.scenario("ask")
+def test_task_id_alone_continues_in_its_context(client: A2AClient):
+    task = drivers.run(client, "ask")
+    try:
+        exchange = client.send("blue", task_id=task["id"])
+        if exchange.task.get("contextId") != task["contextId"]:
+            exchange.fail("with only taskId, the Agent must take the context from the task")
+    finally:
+        drivers.cancel_quietly(client, task["id"])

@@ -1,0 +1,119 @@
+"""Tasks: one per turn, interrupted tasks continue on the same id, GetTask and its history rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient, new_id
+
+
+@pytest.fixture
+def answered_task(client: A2AClient) -> dict:
+    """A task that asked a question and completed after the answer: several messages of history."""
+    task = drivers.run(client, "ask")
+    if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
+        client.get_task(task["id"]).fail("the ask scenario should pause the task as INPUT_REQUIRED")
+    return drivers.settle(client, client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
+
+
+@pytest.mark.req("TASK-02")
+@pytest.mark.scenario("complete")
+def test_get_task_answers_the_task(client: A2AClient):
+    task = drivers.run(client, "complete")
+    exchange = client.get_task(task["id"])
+    got = exchange.task
+    if (got["id"], got.get("contextId"), drivers.state(got)) != (task["id"], task["contextId"], drivers.state(task)):
+        exchange.fail("GetTask must answer the same task, context and state SendMessage answered")
+
+
+@pytest.mark.req("TASK-04")
+@pytest.mark.scenario("complete")
+def test_get_task_carries_the_artifacts(client: A2AClient):
+    task = drivers.run(client, "complete")
+    exchange = client.get_task(task["id"])
+    if not exchange.task.get("artifacts"):
+        exchange.fail("GetTask must carry the task's artifacts")
+
+
+@pytest.mark.req("TASK-05")
+def test_unknown_task_is_not_found(client: A2AClient):
+    client.get_task(new_id("task")).expect_error("TaskNotFoundError")
+
+
+@pytest.mark.req("TASK-06")
+def test_not_found_reason_is_task_not_found(client: A2AClient):
+    client.get_task(new_id("task")).expect_error("TaskNotFoundError", reason="TASK_NOT_FOUND")
+
+
+@pytest.mark.req("TASK-07")
+@pytest.mark.scenario("ask")
+def test_history_length_zero_returns_no_history(client: A2AClient, answered_task: dict):
+    exchange = client.get_task(answered_task["id"], history_length=0)
+    if exchange.task.get("history"):
+        exchange.fail("historyLength 0 asks for no history, but messages were returned")
+
+
+@pytest.mark.req("TASK-08")
+@pytest.mark.scenario("ask")
+def test_history_only_when_asked(client: A2AClient, answered_task: dict):
+    exchange = client.get_task(answered_task["id"])
+    if "history" in exchange.task:
+        exchange.fail("without historyLength, GetTask must answer no history")
+
+
+@pytest.mark.req("TASK-09")
+@pytest.mark.scenario("ask")
+def test_history_length_limits_the_history(client: A2AClient, answered_task: dict):
+    exchange = client.get_task(answered_task["id"], history_length=1)
+    history = exchange.task.get("history") or []
+    if len(history) > 1:
+        exchange.fail(f"historyLength 1 allows at most one message, got {len(history)}")
+
+
+@pytest.mark.req("TASK-10")
+@pytest.mark.scenario("ask")
+def test_history_is_returned_when_asked(client: A2AClient, answered_task: dict):
+    exchange = client.get_task(answered_task["id"], history_length=10)
+    history = exchange.task.get("history") or []
+    if not history:
+        exchange.fail("with historyLength, GetTask must answer the task's recent messages")
+    if any(m.get("role") not in ("ROLE_USER", "ROLE_AGENT") for m in history):
+        exchange.fail("history holds messages of the user and the agent")
+
+
+@pytest.mark.req("TASK-11")
+def test_negative_history_length_is_invalid(client: A2AClient):
+    client.call("GetTask", {"id": new_id("task"), "historyLength": -1}).expect_error("InvalidParamsError")
+
+
+@pytest.mark.req("TASK-12")
+@pytest.mark.scenario("complete")
+def test_each_turn_is_its_own_task(client: A2AClient):
+    context = drivers.new_context()
+    first = drivers.run(client, "complete", context_id=context)
+    second = drivers.run(client, "complete", context_id=context)
+    if first["id"] == second["id"]:
+        client.get_task(second["id"]).fail("two turns in one conversation must be two tasks")
+    if second.get("contextId") != context:
+        client.get_task(second["id"]).fail("the second turn must stay in the same conversation")
+
+
+@pytest.mark.req("TASK-03")
+@pytest.mark.scenario("ask")
+def test_interrupted_task_continues_on_the_same_id(client: A2AClient):
+    task = drivers.run(client, "ask")
+    exchange = client.send("blue", task_id=task["id"], context_id=task["contextId"])
+    if exchange.task["id"] != task["id"]:
+        exchange.fail(f"the answer must continue task {task['id']}, got a new task {exchange.task['id']}")
+    final = drivers.settle(client, exchange.task)
+    if drivers.state(final) != "TASK_STATE_COMPLETED":
+        client.get_task(task["id"]).fail("the answered task should complete")
+
+
+@pytest.mark.req("TASK-13")
+@pytest.mark.scenario("fail")
+def test_failed_turn_ends_failed(client: A2AClient):
+    task = drivers.settle(client, drivers.run(client, "fail"))
+    if drivers.state(task) != "TASK_STATE_FAILED":
+        client.get_task(task["id"]).fail(f"the fail scenario should end TASK_STATE_FAILED, got {drivers.state(task)}")

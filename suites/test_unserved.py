@@ -1,0 +1,38 @@
+"""What the profile does not serve answers UnsupportedOperationError (-32004)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient, new_id
+
+
+@pytest.mark.req("UNSRV-01")
+def test_send_streaming_message_is_unsupported(client: A2AClient):
+    params = {"message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": "hello"}]}}
+    client.call("SendStreamingMessage", params).expect_error("UnsupportedOperationError")
+
+
+@pytest.mark.req("UNSRV-01")
+def test_streaming_refusal_starts_nothing(client: A2AClient):
+    context = drivers.new_context()
+    params = {
+        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "contextId": context, "parts": [{"text": "hi"}]}
+    }
+    client.call("SendStreamingMessage", params).expect_error("UnsupportedOperationError")
+    listed = client.list_tasks(contextId=context)
+    if listed.result["tasks"]:
+        listed.fail("a refused SendStreamingMessage must not start a task")
+
+
+@pytest.mark.req("UNSRV-02")
+@pytest.mark.scenario("complete")
+def test_subscribe_to_task_is_unsupported(client: A2AClient):
+    task = drivers.run(client, "complete")
+    client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
+
+
+@pytest.mark.req("UNSRV-03")
+def test_get_extended_agent_card_is_unsupported(client: A2AClient):
+    client.call("GetExtendedAgentCard", {}).expect_error("UnsupportedOperationError")
