@@ -81,7 +81,7 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
                 **{"WWW-Authenticate": "Bearer"},
             )
         grant = KeyGrant()
-    wait = request.app[LIMITER].retry_after(key, grant)
+    wait = 0 if config.fault("no-rate-limit") else request.app[LIMITER].retry_after(key, grant)
     if wait:
         return refuse(429, "RATE_LIMITED", "Too many requests for this key.", **{"Retry-After": str(wait)})
     agent_id = _agent_id(request, config)
@@ -89,11 +89,13 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         return refuse(404, "AGENT_NOT_FOUND", f"No Agent {request.match_info['agent_id']!r} on this Runtime.")
     subject = request.headers.get("Nylorun-Subject", "").strip()
     if not subject:
-        if not config.fault("no-auth-check"):
+        if not (config.fault("no-auth-check") or config.fault("subject-optional")):
             return refuse(400, "SUBJECT_REQUIRED", "An application key acts for a subject: send Nylorun-Subject.")
         subject = "anonymous"
     if not grant.allows_subject(subject):
         return refuse(403, "SUBJECT_NOT_ALLOWED", "This key may not act for that subject.")
+    if "Nylorun-Scopes" not in request.headers and config.fault("scopes-required"):
+        return refuse(403, "SCOPES_REQUIRED", "Send Nylorun-Scopes.")
     scopes = {s for s in request.headers.get("Nylorun-Scopes", "sessions:own").replace(",", " ").split() if s}
     if "sessions:own" not in scopes or not scopes <= grant.scopes:
         return refuse(403, "SCOPE_NOT_GRANTED", "The key does not grant those scopes; sessions:own is needed.")
@@ -117,7 +119,8 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
     activated = _activated_extensions(request)
     if activated:
         headers["A2A-Extensions"] = ", ".join(activated)
-    return web.Response(text=json.dumps(answer), content_type="application/json", headers=headers)
+    content_type = "text/plain" if config.fault("response-text-plain") else "application/json"
+    return web.Response(text=json.dumps(answer), content_type=content_type, headers=headers)
 
 
 def _parses(body: bytes) -> bool:
@@ -138,7 +141,12 @@ async def handle_card(request: web.Request) -> web.StreamResponse:
     agent_id = _agent_id(request, config)
     if agent_id is None:
         return refuse(404, "AGENT_NOT_FOUND", f"No Agent {request.match_info['agent_id']!r} on this Runtime.")
-    return web.json_response(agent_card(agent_id, _endpoint(request, agent_id), config))
+    if config.fault("card-of-another-agent") and len(config.agents) > 1:
+        agent_id = config.agents[(config.agents.index(agent_id) + 1) % len(config.agents)]
+    card = agent_card(agent_id, _endpoint(request, agent_id), config)
+    if config.fault("card-wrong-content-type"):
+        return web.Response(text=json.dumps(card), content_type="text/plain")
+    return web.json_response(card)
 
 
 async def handle_file(request: web.Request) -> web.StreamResponse:

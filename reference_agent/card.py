@@ -18,7 +18,8 @@ VERSION = "0.1.0"
 
 
 def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, Any]:
-    interfaces = [{"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    listed = endpoint.replace("/v1/a2a/agents/", "/v1/a2a/agent/") if config.fault("card-wrong-url") else endpoint
+    interfaces = [{"url": listed, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
     if config.fault("card-second-binding"):
         interfaces.append({"url": endpoint + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"})
     extensions = [
@@ -26,7 +27,7 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
     ]
     if config.fault("card-extension-required"):
         extensions[0]["required"] = True
-    return {
+    card = {
         "name": f"{agent_id} (reference agent)",
         "description": "The conformance kit's reference Agent for Nylorun's A2A Profile v2.",
         "version": VERSION,
@@ -38,7 +39,7 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
         "capabilities": {
             "streaming": config.fault("card-streaming"),
             "pushNotifications": False,
-            "extendedAgentCard": False,
+            "extendedAgentCard": config.fault("card-extended"),
             "extensions": extensions,
         },
         "defaultInputModes": ["text/plain", "application/json", "application/octet-stream"],
@@ -54,3 +55,9 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
             }
         ],
     }
+    if config.fault("card-security-schemes"):
+        card["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
+        card["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]
+    if config.fault("card-signed"):
+        card["signatures"] = [{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2lnbmF0dXJl"}]
+    return card

@@ -155,11 +155,16 @@ class Engine:
         if known and not fault("new-task-on-retry"):
             task = self.store.get(known)
         elif message.get("taskId") and not fault("new-task-on-resume"):
-            task = self._continue(caller, message)
+            if fault("unknown-task-starts-new") and self.store.get(message["taskId"]) is None:
+                message.pop("taskId")
+                task = self._new_turn(caller, message, params.get("metadata"))
+            else:
+                task = self._continue(caller, message)
         else:
             task = self._new_turn(caller, message, params.get("metadata"))
         assert task is not None
-        if configuration.get("returnImmediately") and not fault("ignores-return-immediately"):
+        immediate = configuration.get("returnImmediately") and not fault("ignores-return-immediately")
+        if immediate or fault("blocking-answers-early"):
             return task
         wait_ms = self.config.max_scenario_ms if fault("ignores-wait-limit") else self.config.a2a_wait_ms
         return await self.wait_settled(task.id, wait_ms / 1000)
@@ -185,8 +190,12 @@ class Engine:
         return task
 
     def _new_turn(self, caller: Caller, message: dict[str, Any], metadata: dict[str, Any] | None) -> TaskRecord:
-        context_id = message.get("contextId") or str(uuid.uuid4())
-        running = self.store.active_in_context(caller.agent_id, caller.subject, context_id)
+        fault = self.config.fault
+        context_id = message.get("contextId") or ("shared" if fault("reuses-context") else str(uuid.uuid4()))
+        if fault("ignores-given-context"):
+            context_id = str(uuid.uuid4())
+        shared = fault("context-shared-across-subjects")
+        running = self.store.active_in_context(caller.agent_id, None if shared else caller.subject, context_id)
         if running is not None:
             raise unsupported(
                 "The conversation is busy with a running task.",
@@ -198,7 +207,8 @@ class Engine:
         scenario["base_url"] = caller.base_url
         with self.store.transaction():
             turn = self.store.next_turn(caller.agent_id, caller.subject, context_id)
-            digest = hashlib.sha256(f"{caller.agent_id}\n{caller.subject}\n{context_id}\n{turn}".encode())
+            made_from = 0 if fault("one-task-per-context") else turn
+            digest = hashlib.sha256(f"{caller.agent_id}\n{caller.subject}\n{context_id}\n{made_from}".encode())
             task_id = "t-" + base64.b32encode(digest.digest()[:15]).decode().lower()
             message.update(taskId=task_id, contextId=context_id)
             seq, ts = self.store.next_status()
@@ -216,7 +226,7 @@ class Engine:
                 metadata=metadata or None,
                 scenario=scenario,
             )
-            self.store.insert(task)
+            self.store.insert(task, replace=fault("one-task-per-context"))
             self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task_id)
         self._start_runner(task, caller.base_url)
         return task
@@ -225,7 +235,11 @@ class Engine:
         return self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
 
     async def cancel(self, caller: Caller, task_id: str) -> TaskRecord:
+        if self.config.fault("cancel-unknown-wrong-code") and self.store.get(task_id) is None:
+            raise RpcError("TaskNotCancelableError", "Not cancelable", reason="TASK_NOT_CANCELABLE")
         task = self._owned(caller, task_id)
+        if self.config.fault("cancel-noop"):
+            return task
         if task.state in TERMINAL:
             if self.config.fault("cancel-ended-task"):
                 return task
@@ -251,19 +265,19 @@ class Engine:
         flt = TaskFilter(
             agent_id=None if fault("cross-agent-list") else caller.agent_id,
             subject=None if fault("cross-subject-list") else caller.subject,
-            context_id=params.get("contextId") or None,
+            context_id=None if fault("context-filter-ignored") else params.get("contextId") or None,
             state=None if state in (None, "TASK_STATE_UNSPECIFIED") or fault("status-filter-ignored") else state,
             status_after=_normalise_timestamp(params["statusTimestampAfter"])
-            if params.get("statusTimestampAfter")
+            if params.get("statusTimestampAfter") and not fault("timestamp-filter-ignored")
             else None,
         )
-        page_size = params.get("pageSize", DEFAULT_PAGE_SIZE)
+        page_size = params.get("pageSize", 20 if fault("default-page-size-20") else DEFAULT_PAGE_SIZE)
         fingerprint = hashlib.sha256(json.dumps(flt.__dict__, sort_keys=True).encode()).hexdigest()[:16]
         before = _read_page_token(params.get("pageToken") or "", fingerprint)
         oldest_first = fault("list-oldest-first")
         tasks = self.store.page(flt, before_seq=before, limit=page_size + 1, oldest_first=oldest_first)
         more = len(tasks) > page_size
-        tasks = tasks[:page_size]
+        tasks = tasks[: page_size + 1 if fault("page-overfills") else page_size]
         token = ""
         if more:
             cursor = tasks[-1].seq

@@ -1,8 +1,8 @@
 """Named faults: deliberate deviations the reference agent can be started with.
 
 Each fault names the requirements whose checks must catch it; the kit's own tests start the agent with
-the fault, run those checks, and assert that they fail. A fault must break exactly one behaviour, so a
-passing check under a fault is a check that cannot fail.
+the fault, run those checks, and assert that they fail. A fault breaks one behaviour, the way a real
+Runtime might get it wrong, so a check that passes under its fault is a check that cannot fail.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ FAULTS: dict[str, Fault] = {
     "history-by-default": Fault("GetTask returns history when historyLength is not given", ("TASK-08",)),
     "history-too-long": Fault("GetTask ignores a positive historyLength", ("TASK-09",)),
     "new-task-on-retry": Fault("a retried messageId starts a new task", ("SEND-04",)),
-    "new-task-on-resume": Fault("an answer to an interrupted task starts a new task", ("TASK-03",)),
+    "new-task-on-resume": Fault("an answer to an interrupted task starts a new task", ("TASK-03", "SEND-10")),
     "ignores-wait-limit": Fault("a blocking SendMessage waits past a2aWaitMs", ("SEND-02",)),
     "ignores-return-immediately": Fault("returnImmediately is ignored: the call blocks", ("SEND-03",)),
     "context-mismatch-accepted": Fault("a message whose contextId differs from its task's is accepted", ("SEND-08",)),
@@ -52,6 +52,50 @@ FAULTS: dict[str, Fault] = {
     "no-auth-check": Fault("a request without an application key is served", ("AUTH-01",)),
     "unknown-agent-served": Fault("an unknown Agent id answers as the default Agent", ("AUTH-03",)),
     "timestamp-offset": Fault("status timestamps carry +00:00 instead of Z", ("TASK-01",)),
+    "card-wrong-content-type": Fault("the Agent Card is served as text/plain", ("CARD-01",)),
+    "card-wrong-url": Fault("the card's interface URL is not the endpoint the Agent serves", ("CARD-02",)),
+    "card-of-another-agent": Fault("an Agent's card endpoint serves another Agent's card", ("CARD-07",)),
+    "card-extended": Fault("the card says extendedAgentCard: true", ("CARD-04",)),
+    "card-signed": Fault("the card carries a signature", ("CARD-05",)),
+    "version-1.0-refused": Fault("A2A-Version 1.0 is refused like any other version", ("VER-01",)),
+    "accepts-any-version": Fault("any A2A-Version other than 0.3 is served", ("VER-04",)),
+    "no-params-validation": Fault("params are not validated before the method runs", ("ERR-06",)),
+    "rejects-unknown-fields": Fault("params with a field the Agent does not know are refused", ("ERR-08",)),
+    "subject-optional": Fault("a request without Nylorun-Subject acts for a default subject", ("AUTH-02",)),
+    "scopes-required": Fault("a request without Nylorun-Scopes is refused", ("AUTH-04",)),
+    "no-rate-limit": Fault("rate limits are not enforced", ("AUTH-05",)),
+    "context-shared-across-subjects": Fault("a contextId is one conversation for every subject", ("ISO-04",)),
+    "blocking-answers-early": Fault("a blocking SendMessage answers at once, like returnImmediately", ("SEND-01",)),
+    "reuses-context": Fault("a message without contextId joins one shared conversation", ("SEND-05",)),
+    "ignores-given-context": Fault("a given contextId is replaced by a new one", ("SEND-06",)),
+    "unknown-task-starts-new": Fault("a message naming an unknown taskId starts a new task", ("SEND-07",)),
+    "get-task-stale-state": Fault("GetTask answers an ended task as still working", ("TASK-02",)),
+    "get-task-without-artifacts": Fault("GetTask answers the task without its artifacts", ("TASK-04",)),
+    "not-found-wrong-reason": Fault("a missing task's ErrorInfo reason is NOT_FOUND", ("TASK-06",)),
+    "history-never": Fault("GetTask never answers history", ("TASK-10",)),
+    "negative-history-accepted": Fault("a negative historyLength is read as no limit", ("TASK-11",)),
+    "one-task-per-context": Fault("a new turn in a conversation reuses the conversation's task id", ("TASK-12",)),
+    "fail-reported-completed": Fault("a failed turn ends TASK_STATE_COMPLETED", ("TASK-13",)),
+    "context-filter-ignored": Fault("ListTasks ignores the contextId filter", ("LIST-01",)),
+    "timestamp-filter-ignored": Fault("ListTasks ignores statusTimestampAfter", ("LIST-03",)),
+    "default-page-size-20": Fault("ListTasks pages by 20 when pageSize is not given", ("LIST-05",)),
+    "page-size-unbounded": Fault("ListTasks accepts and uses a pageSize above 100", ("LIST-09",)),
+    "list-history-ignored": Fault(
+        "ListTasks returns each task's whole history whatever historyLength says", ("LIST-11",)
+    ),
+    "cancel-noop": Fault("CancelTask answers the task without canceling it", ("CANCEL-01",)),
+    "cancel-unknown-wrong-code": Fault("CancelTask on an unknown id answers -32002", ("CANCEL-03",)),
+    "complete-without-url-part": Fault("the complete scenario publishes no url part", ("PART-02",)),
+    "subscribe-method-not-found": Fault("SubscribeToTask answers -32601 instead of -32004", ("UNSRV-02",)),
+    "response-text-plain": Fault("JSON-RPC answers are served as text/plain", ("BIND-02",)),
+    "card-security-schemes": Fault("the Runtime card declares a bearer security scheme", ("CARD-08",)),
+    "error-code-as-string": Fault("error codes are sent as strings", ("ERR-09",)),
+    "answers-message": Fault(
+        "a message outside the scenario contract is answered with a Message, not a Task", ("SEND-11",)
+    ),
+    "send-history-ignored": Fault("SendMessage ignores configuration.historyLength", ("SEND-12",)),
+    "page-overfills": Fault("a ListTasks page holds one task more than pageSize", ("LIST-12",)),
+    "extended-card-not-configured": Fault("GetExtendedAgentCard answers -32007 instead of -32004", ("UNSRV-03",)),
 }
 
 

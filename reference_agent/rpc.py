@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import schemas
@@ -11,6 +12,7 @@ from reference_agent.engine import Caller, Engine
 from reference_agent.errors import RpcError, invalid_params, unsupported
 from reference_agent.store import TaskRecord
 
+log = logging.getLogger("reference_agent")
 SUPPORTED_VERSIONS = ("1.0",)
 UNSERVED = {
     "SendStreamingMessage": "Streaming is not served; use push notifications and GetTask.",
@@ -43,6 +45,8 @@ def render_task(
     out: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
     if include_artifacts and (task.artifacts or artifacts_always):
         out["artifacts"] = task.artifacts
+    if config.fault("history-never"):
+        history_length = 0
     if history_length is None and config.fault("history-by-default"):
         history_length = len(task.history)
     if history_length == 0 and config.fault("history-on-zero"):
@@ -74,10 +78,14 @@ class Dispatcher:
         fault = self.config.fault
         if fault("wrong-error-code") and err.reason == "TASK_NOT_FOUND":
             err.code = schemas.error_code("InvalidParamsError")
+        if fault("not-found-wrong-reason") and err.reason == "TASK_NOT_FOUND":
+            err.reason = "NOT_FOUND"
         with_details = True
         if fault("no-error-info") and err.code > -32100 and err.code < -32000:
             with_details = False
         body = err.to_json(with_details=with_details)
+        if fault("error-code-as-string"):
+            body["code"] = str(body["code"])
         if fault("no-bad-request-detail") and err.code == schemas.error_code("InvalidParamsError"):
             body.pop("data", None)
         return {"jsonrpc": "2.0", "id": request_id, "error": body}
@@ -106,6 +114,9 @@ class Dispatcher:
             result = await self._dispatch(request, version_header, caller)
         except RpcError as err:
             return self.error(request_id, err)
+        except Exception:  # a bug answers -32603 for this request, never an HTTP failure
+            log.exception("method %s failed", request.get("method"))
+            return self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
         answer_id = request_id
         if self.config.fault("wrong-response-id"):
             answer_id = f"{request_id}-answer"
@@ -113,10 +124,13 @@ class Dispatcher:
 
     async def _dispatch(self, request: dict[str, Any], version_header: str | None, caller: Caller) -> Any:
         version = parse_version(version_header)
-        excused = (version_header is None and self.config.fault("no-version-check")) or (
-            version == "0.3" and bool(version_header) and self.config.fault("accepts-0.3")
+        fault = self.config.fault
+        excused = (
+            (version_header is None and fault("no-version-check"))
+            or (version == "0.3" and bool(version_header) and fault("accepts-0.3"))
+            or (version not in (None, "0.3") and fault("accepts-any-version"))
         )
-        if version not in SUPPORTED_VERSIONS and not excused:
+        if (version not in SUPPORTED_VERSIONS or fault("version-1.0-refused")) and not excused:
             raise RpcError(
                 "VersionNotSupportedError",
                 f"A2A version {version_header or '0.3 (no A2A-Version header)'} is not supported; send "
@@ -126,8 +140,14 @@ class Dispatcher:
             )
         method = request["method"]
         if method in UNSERVED:
-            if method == "SendStreamingMessage" and self.config.fault("streaming-method-not-found"):
+            if method == "SendStreamingMessage" and fault("streaming-method-not-found"):
                 raise RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
+            if method == "SubscribeToTask" and fault("subscribe-method-not-found"):
+                raise RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
+            if method == "GetExtendedAgentCard" and fault("extended-card-not-configured"):
+                raise RpcError(
+                    "ExtendedAgentCardNotConfiguredError", "No extended card", reason="EXTENDED_CARD_NOT_CONFIGURED"
+                )
             raise unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
         if method in PUSH_METHODS:
             raise RpcError(
@@ -147,7 +167,17 @@ class Dispatcher:
                 metadata={"method": method},
             )
         params = request.get("params", {})
-        problems = schemas.violations(params, f"methods/{method}.json#/$defs/params")
+        history = params.get("historyLength")
+        if fault("negative-history-accepted") and isinstance(history, int) and history < 0:
+            del params["historyLength"]
+        oversized = params.pop("pageSize", None) if fault("page-size-unbounded") else None
+        problems = (
+            [] if fault("no-params-validation") else schemas.violations(params, f"methods/{method}.json#/$defs/params")
+        )
+        if oversized is not None:
+            params["pageSize"] = oversized
+        if fault("rejects-unknown-fields"):
+            problems += [_Unknown(name) for name in params if name not in _param_names(method)]
         if problems:
             raise invalid_params([(_field(p.path), p.message) for p in problems])
         return await handler(caller, params)
@@ -157,11 +187,20 @@ class Dispatcher:
             raise invalid_params([("message.role", "a caller's message must have role ROLE_USER")])
         task = await self.engine.send(caller, params)
         history_length = (params.get("configuration") or {}).get("historyLength")
+        if self.config.fault("send-history-ignored"):
+            history_length = len(task.history)
+        if self.config.fault("answers-message") and task.scenario.get("plain"):
+            return {"message": {**task.history[0], "role": "ROLE_AGENT", "messageId": task.id + "-reply"}}
         return {"task": render_task(task, self.config, history_length=history_length)}
 
     async def _m_GetTask(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
         task = self.engine.get(caller, params["id"])
-        return render_task(task, self.config, history_length=params.get("historyLength"))
+        rendered = render_task(task, self.config, history_length=params.get("historyLength"))
+        if self.config.fault("get-task-without-artifacts"):
+            rendered.pop("artifacts", None)
+        if self.config.fault("get-task-stale-state") and task.state == "TASK_STATE_COMPLETED":
+            rendered["status"]["state"] = "TASK_STATE_WORKING"
+        return rendered
 
     async def _m_CancelTask(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
         task = await self.engine.cancel(caller, params["id"])
@@ -176,7 +215,9 @@ class Dispatcher:
                 render_task(
                     t,
                     self.config,
-                    history_length=params.get("historyLength"),
+                    history_length=len(t.history)
+                    if self.config.fault("list-history-ignored")
+                    else params.get("historyLength"),
                     include_artifacts=include or always,
                     artifacts_always=include,
                 )
@@ -189,6 +230,19 @@ class Dispatcher:
         if not token and self.config.fault("last-page-token-missing"):
             del out["nextPageToken"]
         return out
+
+
+class _Unknown:
+    """A params field a fault pretends not to know, in the shape of a schema violation."""
+
+    def __init__(self, name: str):
+        self.path, self.message = f"$.{name}", "is not a known field"
+
+
+def _param_names(method: str) -> set[str]:
+    """The fields a method's params schema names (its request message's properties)."""
+    ref = schemas.resolve(f"methods/{method}.json#/$defs/params").get("$ref", "")
+    return set(schemas.resolve("a2a/" + ref.rsplit("/", 1)[-1]).get("properties", {})) if ref else set()
 
 
 def _field(path: str) -> str:

@@ -45,7 +45,7 @@ def parse(message: dict[str, Any], max_ms: int) -> dict[str, Any]:
                     scenario["ms"] = min(ms, max_ms)
                 return scenario
             break
-    return {"name": "echo", "stage": "start"}
+    return {"name": "echo", "stage": "start", "plain": True}
 
 
 def file_bytes(task_id: str, name: str) -> bytes:
@@ -79,10 +79,11 @@ async def run(turn: Turn) -> None:
                 }
             ],
         )
-        turn.add_artifact(
-            "report.txt",
-            [{"url": turn.file_url("report.txt"), "filename": "report.txt", "mediaType": "text/plain"}],
-        )
+        if not turn.fault("complete-without-url-part"):
+            turn.add_artifact(
+                "report.txt",
+                [{"url": turn.file_url("report.txt"), "filename": "report.txt", "mediaType": "text/plain"}],
+            )
         turn.add_artifact("result", [{"data": {"scenario": "complete", "ok": True}, "mediaType": "application/json"}])
         turn.set_state("TASK_STATE_COMPLETED", "Done.")
     elif name == "echo":
@@ -107,4 +108,5 @@ async def run(turn: Turn) -> None:
         turn.add_artifact("slow", [{"text": f"worked for {scenario['ms']} ms"}])
         turn.set_state("TASK_STATE_COMPLETED", "Done, slowly.")
     elif name == "fail":
-        turn.set_state("TASK_STATE_FAILED", "The scenario failed, as asked.")
+        failed = "TASK_STATE_COMPLETED" if turn.fault("fail-reported-completed") else "TASK_STATE_FAILED"
+        turn.set_state(failed, "The scenario failed, as asked.")

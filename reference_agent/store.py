@@ -157,9 +157,9 @@ class Store:
 
     # -- tasks
 
-    def insert(self, task: TaskRecord) -> None:
+    def insert(self, task: TaskRecord, *, replace: bool = False) -> None:
         self.db.execute(
-            "INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT {'OR REPLACE ' if replace else ''}INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 task.id,
                 task.agent_id,
@@ -198,12 +198,13 @@ class Store:
         row = self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,)).fetchone()
         return TaskRecord.from_row(row) if row else None
 
-    def active_in_context(self, agent_id: str, subject: str, context_id: str) -> TaskRecord | None:
+    def active_in_context(self, agent_id: str, subject: str | None, context_id: str) -> TaskRecord | None:
+        """The running task of a conversation (of any subject's, when ``subject`` is None)."""
         placeholders = ",".join("?" * len(ACTIVE))
         row = self.db.execute(
-            f"SELECT * FROM tasks WHERE agent_id=? AND subject=? AND context_id=? AND state IN ({placeholders}) "
-            "ORDER BY seq DESC LIMIT 1",
-            (agent_id, subject, context_id, *sorted(ACTIVE)),
+            f"SELECT * FROM tasks WHERE agent_id=? AND (subject=? OR ? IS NULL) AND context_id=? "
+            f"AND state IN ({placeholders}) ORDER BY seq DESC LIMIT 1",
+            (agent_id, subject, subject, context_id, *sorted(ACTIVE)),
         ).fetchone()
         return TaskRecord.from_row(row) if row else None
 

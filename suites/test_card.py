@@ -98,3 +98,12 @@ def test_runtime_card_endpoint_serves_the_card(target: Target):
         assert any(_same_endpoint(i["url"], target.url) for i in card["supportedInterfaces"])
     except (KeyError, TypeError, AssertionError):
         raise VerdictError(f"{target.url}/card is not this Agent's card\n{exchange.describe()}") from None
+
+
+@pytest.mark.req("CARD-08")
+def test_runtime_card_declares_no_security_schemes(target: Target, card_exchange):
+    if target.runtime is None:
+        pytest.skip("not applicable: a handler's card lists its own security schemes; only Runtime cards are checked")
+    card = _card(card_exchange)
+    if card.get("securitySchemes") or card.get("securityRequirements"):
+        card_exchange.fail("a Runtime card declares no security schemes: callers use an application key and subject")

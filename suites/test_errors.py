@@ -105,3 +105,19 @@ def test_unknown_fields_are_ignored(client: A2AClient):
     exchange = client.post(body, method="ListTasks", schema="methods/ListTasks.json#/$defs/response")
     if exchange.is_error:
         exchange.fail("an unknown field in params should be ignored (A2A §5.7), not refused")
+
+
+def _error_cases(client: A2AClient):
+    yield "TaskNotFoundError", lambda: client.get_task(drivers.new_context())
+    yield "MethodNotFoundError", lambda: client.call("NoSuchMethod", {})
+    yield "InvalidParamsError", lambda: client.call("GetTask", {})
+    yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version="0.3"))
+
+
+@pytest.mark.req("ERR-09")
+def test_error_objects_carry_code_and_message(client: A2AClient):
+    for name, provoke in _error_cases(client):
+        exchange = provoke()
+        error = exchange.expect_error(name)
+        if not isinstance(error.get("message"), str) or not error["message"].strip():
+            exchange.fail("every error object carries a human-readable message")

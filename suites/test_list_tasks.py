@@ -154,3 +154,14 @@ def test_history_length_applies_to_listed_tasks(client: A2AClient):
     bare = client.list_tasks(contextId=context)
     if any("history" in t for t in bare.result["tasks"]):
         bare.fail("without historyLength, listed tasks must carry no history")
+
+
+@pytest.mark.req("LIST-12")
+def test_page_holds_at_most_page_size(client: A2AClient):
+    context = drivers.new_context()
+    for _ in range(3):
+        drivers.run(client, "complete", context_id=context)
+    exchange = client.list_tasks(contextId=context, pageSize=2)
+    result = exchange.result
+    if result["pageSize"] != 2 or len(result["tasks"]) > 2:
+        exchange.fail("with pageSize 2 the page size used is 2 and the page holds at most two tasks")

@@ -142,3 +142,26 @@ def test_task_id_alone_continues_in_its_context(client: A2AClient):
             exchange.fail("with only taskId, the Agent must take the context from the task")
     finally:
         drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-11")
+def test_every_message_is_answered_with_a_task(client: A2AClient):
+    exchange = client.send("Hello from the conformance kit.", return_immediately=True)
+    task = exchange.task  # fails when the answer is a Message
+    drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-12")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("length", [0, 1])
+def test_send_history_length_bounds_the_answer(client: A2AClient, length: int):
+    task = drivers.run(client, "ask", history_length=length)
+    try:
+        for exchange in (client.get_task(task["id"]), client.send("blue", task_id=task["id"], history_length=length)):
+            history = exchange.task.get("history") or []
+            if exchange.method == "SendMessage" and len(history) > length:
+                exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
+        if len(task.get("history") or []) > length:
+            client.get_task(task["id"]).fail(f"historyLength {length} bounds the first answer's history too")
+    finally:
+        drivers.cancel_quietly(client, task["id"])

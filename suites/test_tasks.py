@@ -117,3 +117,13 @@ def test_failed_turn_ends_failed(client: A2AClient):
     task = drivers.settle(client, drivers.run(client, "fail"))
     if drivers.state(task) != "TASK_STATE_FAILED":
         client.get_task(task["id"]).fail(f"the fail scenario should end TASK_STATE_FAILED, got {drivers.state(task)}")
+
+
+@pytest.mark.req("TASK-01")
+@pytest.mark.scenario("complete")
+def test_status_timestamp_is_utc(client: A2AClient):
+    # Every answer's timestamps are already checked against schemas/a2a/Timestamp.json (UTC, 'Z').
+    task = drivers.run(client, "complete")
+    exchange = client.get_task(task["id"])
+    if not exchange.task["status"].get("timestamp"):
+        exchange.fail("the task's status must carry the time of its last change (ListTasks orders and filters by it)")

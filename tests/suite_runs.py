@@ -1,0 +1,65 @@
+"""Run the shipped suites in a subprocess, as a user would, and read the verdicts from JUnit XML."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SUITES = REPO / "suites"
+
+
+@dataclass
+class Verdicts:
+    returncode: int
+    output: str
+    outcomes: dict[str, str] = field(default_factory=dict)  # test id → passed | failed | error | skipped
+    requirements: dict[str, list[str]] = field(default_factory=dict)  # test id → requirement ids
+    messages: dict[str, str] = field(default_factory=dict)  # test id → failure or skip message
+
+    def with_outcome(self, outcome: str) -> list[str]:
+        return sorted(t for t, o in self.outcomes.items() if o == outcome)
+
+    def failed_requirements(self) -> set[str]:
+        return {r for t in self.with_outcome("failed") for r in self.requirements.get(t, [])}
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for outcome in self.outcomes.values():
+            counts[outcome] = counts.get(outcome, 0) + 1
+        return ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) or "no tests"
+
+
+def run_suites(tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout_s: float = 600) -> Verdicts:
+    junit = tmp_path / f"junit-{len(list(tmp_path.glob('junit-*.xml')))}.xml"
+    command = [sys.executable, "-m", "pytest", str(SUITES), "-q", "-p", "no:randomly", f"--junitxml={junit}", *args]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
+    environment.update(env or {})
+    done = subprocess.run(
+        command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=timeout_s, check=False
+    )
+    verdicts = Verdicts(done.returncode, done.stdout + done.stderr)
+    if junit.exists():
+        _read_junit(junit, verdicts)
+    return verdicts
+
+
+def _read_junit(path: Path, verdicts: Verdicts) -> None:
+    for case in ET.parse(path).getroot().iter("testcase"):
+        test_id = f"{case.get('classname')}::{case.get('name')}"
+        outcome, message = "passed", ""
+        for tag in ("failure", "error", "skipped"):
+            found = case.find(tag)
+            if found is not None:
+                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[tag]
+                message = found.get("message", "")
+                break
+        verdicts.outcomes[test_id] = outcome
+        verdicts.messages[test_id] = message
+        verdicts.requirements[test_id] = [
+            p.get("value") for p in case.iter("property") if p.get("name") == "requirement"
+        ]

@@ -1,0 +1,84 @@
+"""Requirements are data: well formed, each with a check (or a named later area), each check able to fail."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections import Counter
+
+from fixtures import requirements
+from reference_agent.faults import FAULTS
+from tests.suite_runs import SUITES
+
+# Areas whose checks land with later work; this list only shrinks, and every entry is a promise.
+LATER_AREAS = {
+    "extensions",
+    "interactions",
+    "tiers",
+    "effects",
+    "progress",
+    "telemetry",
+    "files",
+    "push",
+    "change-feed",
+    "queued-messages",
+    "list-paging",
+    "release",
+}
+TIERS = {"core", "profile-v1", "profile-v2"}
+LEVELS = {"MUST", "SHOULD", "MAY"}
+# Checks that a fault of the reference agent cannot reach, each with the reason.
+NOT_FAULTABLE: dict[str, str] = {}
+
+
+def named_in_suites() -> Counter[str]:
+    """Requirement ids named by ``pytest.mark.req(...)`` anywhere in the suites."""
+    named: Counter[str] = Counter()
+    for path in SUITES.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "req"
+                and ast.unparse(node.func.value) == "pytest.mark"
+            ):
+                named.update(arg.value for arg in node.args if isinstance(arg, ast.Constant))
+    return named
+
+
+def test_requirements_are_well_formed():
+    raw = tomllib.loads(requirements.PATH.read_text(encoding="utf-8"))
+    known = requirements.load()
+    assert len(known) == len(raw["requirement"])
+    for requirement in known.values():
+        assert requirement.tier in TIERS, requirement.id
+        assert requirement.level in LEVELS, requirement.id
+        assert requirement.page in requirements.PAGES, requirement.id
+        assert requirement.statement.strip() and requirement.row.strip(), requirement.id
+        assert requirement.later is None or requirement.later in LATER_AREAS, requirement.id
+        assert requirement.id.split("-")[0].isupper()
+
+
+def test_every_requirement_has_a_check_or_a_later_area():
+    named = named_in_suites()
+    unchecked = sorted(r.id for r in requirements.load().values() if r.later is None and r.id not in named)
+    assert not unchecked, f"requirements without a check and without a later area: {unchecked}"
+
+
+def test_checks_name_known_requirements():
+    unknown = sorted(set(named_in_suites()) - set(requirements.load()))
+    assert not unknown, f"checks name requirements that do not exist: {unknown}"
+
+
+def test_faults_name_checked_requirements():
+    named = named_in_suites()
+    for name, fault in FAULTS.items():
+        assert fault.breaks, name
+        missing = [r for r in fault.breaks if r not in named]
+        assert not missing, f"fault {name} breaks {missing}, which no check names"
+
+
+def test_every_checked_requirement_has_a_fault():
+    broken = {r for fault in FAULTS.values() for r in fault.breaks}
+    uncovered = sorted(set(named_in_suites()) - broken - set(NOT_FAULTABLE))
+    assert not uncovered, f"no reference-agent fault proves these checks can fail: {uncovered}"
