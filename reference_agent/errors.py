@@ -28,7 +28,8 @@ class RpcError(Exception):
         self.code = error_code(name)
         self.message = message
         self.reason = reason
-        self.metadata = {k: str(v) for k, v in (metadata or {}).items()}
+        # Metadata echoes what the caller sent; bounded so a huge id is not sent back whole.
+        self.metadata = {k: str(v)[:256] for k, v in (metadata or {}).items()}
         self.violations = violations or []
 
     def to_json(self, *, with_details: bool = True) -> dict[str, Any]:

@@ -93,7 +93,7 @@ class Dispatcher:
     async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any]:
         try:
             request = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser follows
             return self.error(None, RpcError("JSONParseError", "Invalid JSON payload", reason="PARSE_ERROR"))
         request_id = request.get("id") if isinstance(request, dict) else None
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):

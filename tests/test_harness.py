@@ -1,0 +1,180 @@
+"""The harness: options, target resolution, one-line errors, shape checks, failure reports, same verdicts."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+
+import httpx
+import pytest
+
+from fixtures import options
+from fixtures.client import A2AClient, ShapeError
+from fixtures.target import claimed_tier, declared_scenarios
+from tests.agent_process import agent_process
+from tests.suite_runs import run_suites
+
+USAGE_ERROR = 4
+
+
+def test_default_card_url_follows_the_client_page():
+    assert options.default_card_url("https://rt.example/v1/a2a/agents/support") == (
+        "https://rt.example/v1/a2a/agents/support/card"
+    )
+    assert options.default_card_url("https://app.example/a2a/") == "https://app.example/a2a/.well-known/agent-card.json"
+    assert options.runtime_parts("https://rt.example/base/v1/a2a/agents/billing") == (
+        "https://rt.example/base",
+        "billing",
+    )
+    assert options.runtime_parts("https://app.example/a2a") is None
+
+
+def test_claim_and_scenarios_are_read_from_the_card():
+    uris = [
+        "https://docs.nylorun.com/a2a/interactions/v1",
+        "https://docs.nylorun.com/a2a/effects/v1",
+        "https://docs.nylorun.com/a2a/progress/v1",
+        "https://docs.nylorun.com/a2a/telemetry/v1",
+        "https://docs.nylorun.com/a2a/files/v1",
+    ]
+
+    def card(declared, tags=()):
+        return {"capabilities": {"extensions": [{"uri": u} for u in declared]}, "skills": [{"tags": list(tags)}]}
+
+    assert claimed_tier(card(uris)) == "profile-v2"
+    assert claimed_tier(card(uris[:2])) == "profile-v1"
+    assert claimed_tier(card(uris[2:])) == "core"
+    assert declared_scenarios(card([], ["scenario-contract/v1", "scenario:ask", "other"])) == {"ask"}
+    assert declared_scenarios(card([], ["scenario:ask"])) == frozenset(), "tags without the contract tag do not count"
+
+
+def _client_answering(body: dict) -> A2AClient:
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=body))
+    return A2AClient("http://agent.test/rpc", key="k", subject="s", http=httpx.Client(transport=transport))
+
+
+def test_shape_error_names_the_json_path_and_rule():
+    task = {"id": "t1", "status": {"state": "TASK_STATE_DONE", "timestamp": "2026-01-01T00:00:00Z"}}
+    client = _client_answering({"jsonrpc": "2.0", "id": "r1", "result": task})
+    with pytest.raises(ShapeError) as caught:
+        client.call("GetTask", {"id": "t1"}, request_id="r1")
+    message = str(caught.value)
+    assert "$.result.status.state" in message and "enum" in message
+    assert "→ POST http://agent.test/rpc  [GetTask]" in message and "TASK_STATE_DONE" in message
+    assert "Bearer ***" in message, "the application key is never quoted"
+
+
+def test_wrong_answer_id_fails_the_check():
+    client = _client_answering(
+        {"jsonrpc": "2.0", "id": "other", "result": {"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}}
+    )
+    with pytest.raises(AssertionError, match="is not the request's id"):
+        client.call("GetTask", {"id": "t1"}, request_id="r1")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--timeout-s=soon"],
+        ["--claim=gold"],
+        ["--req=NOPE-99"],
+        ["--reference-fault=no-such-fault"],
+        ["--target-url=ftp://agent.example/a2a"],
+        ["--target-url=http://127.0.0.1:9/v1/a2a/agents/support"],
+    ],
+    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable"],
+)
+def test_bad_input_ends_the_run_in_one_line(tmp_path, args):
+    verdicts = run_suites(tmp_path, *args, timeout_s=60)
+    assert verdicts.returncode == USAGE_ERROR, verdicts.output
+    errors = [line for line in verdicts.output.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1, verdicts.output
+    assert "Traceback" not in verdicts.output
+    assert len(errors[0]) < 300
+
+
+@pytest.fixture
+def card_server():
+    """A plain HTTP server whose card is whatever the test puts in ``served["card"]``."""
+    served: dict = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps(served["card"]).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", served
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+def test_invalid_card_ends_the_run_in_one_line(tmp_path, card_server):
+    base, served = card_server
+    served["card"] = {"name": "no version, no interfaces"}
+    verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", timeout_s=60)
+    assert verdicts.returncode == USAGE_ERROR, verdicts.output
+    errors = [line for line in verdicts.output.splitlines() if line.startswith("ERROR:")]
+    assert len(errors) == 1 and "not a valid A2A 1.0 AgentCard" in errors[0], verdicts.output
+    assert "Traceback" not in verdicts.output
+
+
+def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
+    verdicts = run_suites(tmp_path, "--reference-fault=wrong-error-code", "--req=TASK-05", "-rf")
+    assert verdicts.returncode == 1
+    assert "A2A exchanges" in verdicts.output and "→ POST" in verdicts.output and "← HTTP 200" in verdicts.output
+    assert "expected TaskNotFoundError (-32001), got code -32602" in verdicts.output
+    assert "TASK-05: " in verdicts.output, "the failed requirement is named with its statement and source"
+
+
+def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
+    embedded = run_suites(tmp_path)
+    with agent_process(
+        tmp_path / "agent.sqlite3", "--key", "kit-key", "--key", "kit-rate-limited@3/3600", "--wait-ms", "1500"
+    ) as base:
+        remote = run_suites(
+            tmp_path,
+            f"--target-url={base}/v1/a2a/agents/support",
+            "--key=kit-key",
+            "--other-subject=a2a:conformance-other",
+            f"--other-agent-url={base}/v1/a2a/agents/billing",
+            "--rate-limit-key=kit-rate-limited",
+            "--a2a-wait-ms=1500",
+        )
+    assert remote.outcomes, remote.output[-3000:]
+    assert remote.outcomes == embedded.outcomes, {
+        t: (embedded.outcomes.get(t), remote.outcomes.get(t))
+        for t in set(embedded.outcomes) | set(remote.outcomes)
+        if embedded.outcomes.get(t) != remote.outcomes.get(t)
+    }
+
+
+def test_runtime_url_and_key_come_from_the_environment(tmp_path):
+    with agent_process(tmp_path / "agent.sqlite3", "--key", "env-key", "--wait-ms", "1500") as base:
+        verdicts = run_suites(
+            tmp_path,
+            "--req=VER-01,TASK-05,AUTH-01",
+            env={"NYLORUN_RUNTIME_URL": base, "NYLORUN_SERVER_KEY": "env-key", "NYLORUN_AGENT_ID": "billing"},
+        )
+    assert verdicts.returncode == 0, verdicts.output[-3000:]
+    assert set(verdicts.outcomes.values()) == {"passed"}, verdicts.summary()
+
+
+def test_core_claim_skips_profile_checks_with_a_reason(tmp_path):
+    verdicts = run_suites(tmp_path, "--claim=core")
+    assert verdicts.returncode == 0, verdicts.output[-3000:]
+    skipped = verdicts.with_outcome("skipped")
+    assert skipped and verdicts.with_outcome("passed"), verdicts.summary()
+    for test_id in skipped:
+        assert verdicts.messages[test_id].startswith("not applicable:"), verdicts.messages[test_id]
+        assert "claims A2A 1.0 core" in verdicts.messages[test_id]

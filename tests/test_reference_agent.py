@@ -1,0 +1,111 @@
+"""The reference agent itself: durable across restarts, never an HTTP 500, a console script that explains."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import httpx
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient
+from tests.agent_process import CONSOLE_SCRIPT, agent_process
+
+KEY = "kit-key"
+
+
+def _client(base: str) -> A2AClient:
+    return A2AClient(f"{base}/v1/a2a/agents/support", key=KEY, subject="a2a:restart", timeout_s=20)
+
+
+def test_tasks_survive_a_restart(tmp_path):
+    db = tmp_path / "agent.sqlite3"
+    with agent_process(db, "--key", KEY, "--wait-ms", "5000") as base:
+        client = _client(base)
+        done = drivers.run(client, "complete")
+        asked = drivers.run(client, "ask")
+        slow = client.send(drivers.scenario("slow", 1500), return_immediately=True).task
+    with agent_process(db, "--key", KEY, "--wait-ms", "5000") as base:
+        client = _client(base)
+        assert client.get_task(done["id"]).task == done
+        assert drivers.state(client.get_task(asked["id"]).task) == "TASK_STATE_INPUT_REQUIRED"
+        answered = drivers.settle(client, client.send("blue", task_id=asked["id"]).task)
+        assert (answered["id"], drivers.state(answered)) == (asked["id"], "TASK_STATE_COMPLETED")
+        # A turn the stopped process left running is taken up again and ends.
+        assert drivers.state(drivers.wait_for(client, slow["id"], drivers.TERMINAL)) == "TASK_STATE_COMPLETED"
+        listed = client.list_tasks()
+        assert {done["id"], asked["id"], slow["id"]} <= {t["id"] for t in listed.result["tasks"]}
+
+
+def _send_params(params: dict) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}).encode()
+
+
+MALFORMED_BODIES = {
+    "empty": b"",
+    "whitespace": b"  \n ",
+    "null": b"null",
+    "array": b"[]",
+    "batch": b'[{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}]',
+    "string": b'"SendMessage"',
+    "deep-nesting": b"[" * 100_000 + b"]" * 100_000,
+    "deep-params": b'{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":' + b'{"a":' * 5000 + b"1" + b"}" * 5001,
+    "huge-string": json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x" * 2_000_000}}
+    ).encode(),
+    "invalid-utf8": b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "\xc3\x28"}}',
+    "nul-bytes": b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "\\u0000"}}',
+    "id-object": b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ListTasks", "params": {}}',
+    "id-float": b'{"jsonrpc": "2.0", "id": 1.5, "method": "ListTasks", "params": {}}',
+    "no-id": b'{"jsonrpc": "2.0", "method": "ListTasks", "params": {}}',
+    "parts-not-list": _send_params({"message": {"messageId": "m", "role": "ROLE_USER", "parts": "x"}}),
+    "raw-not-base64": _send_params({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"raw": "!!"}]}}),
+    "too-large": b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "' + b"y" * 9_000_000 + b'"}}',
+}
+
+
+@pytest.fixture(scope="module")
+def running_agent(tmp_path_factory):
+    with agent_process(tmp_path_factory.mktemp("agent") / "agent.sqlite3", "--key", KEY) as base:
+        yield base
+
+
+@pytest.mark.parametrize("case", MALFORMED_BODIES, ids=list(MALFORMED_BODIES))
+def test_malformed_body_gets_an_answer_not_a_server_failure(running_agent, case):
+    headers = {
+        "Authorization": f"Bearer {KEY}",
+        "Nylorun-Subject": "s",
+        "A2A-Version": "1.0",
+        "Content-Type": "application/json",
+    }
+    response = httpx.post(
+        f"{running_agent}/v1/a2a/agents/support", content=MALFORMED_BODIES[case], headers=headers, timeout=30
+    )
+    assert response.status_code < 500, response.text[:500]
+    if response.status_code == 200:
+        body = response.json()
+        assert body["jsonrpc"] == "2.0" and body["error"]["code"] in (-32700, -32600, -32602, -32001), body
+    else:
+        assert response.status_code == 413, response.status_code
+    # The agent is still up and serving.
+    alive = httpx.post(
+        f"{running_agent}/v1/a2a/agents/support",
+        headers=headers,
+        timeout=30,
+        json={"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}},
+    )
+    assert alive.status_code == 200 and "result" in alive.json()
+
+
+def test_console_script_lists_faults_and_refuses_unknown_ones(tmp_path):
+    listed = subprocess.run([str(CONSOLE_SCRIPT), "--list-faults"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and "no-version-check:" in listed.stdout
+    refused = subprocess.run(
+        [str(CONSOLE_SCRIPT), "--db", str(tmp_path / "x.sqlite3"), "--fault", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().count("\n") == 0 and "unknown fault nope" in refused.stderr
