@@ -7,6 +7,7 @@ relative to it, e.g. ``a2a/Task.json`` or ``methods/GetTask.json#/$defs/result``
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,6 +20,22 @@ from referencing.jsonschema import DRAFT202012
 BASE = "https://kit.nylorun.example/schemas/"
 ROOT = Path(__file__).resolve().parent
 FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+# JSON Schema patterns are ECMA-262: an unescaped '$' ends the string. Python's '$' also matches before a
+# final newline, which would let "TASK_NOT_FOUND\n" pass ^[A-Z_]+$; '\Z' restores the ECMA meaning.
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@cache
+def _ecma(pattern: str) -> re.Pattern[str]:
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
 
 
 @dataclass(frozen=True)
@@ -48,7 +65,12 @@ def documents() -> dict[str, dict[str, Any]]:
 
 @cache
 def registry() -> referencing.Registry:
-    resources = [(uri, DRAFT202012.create_resource(doc)) for uri, doc in documents().items()]
+    # Every document is 2020-12 (the kit's tests check it). "$schema" is dropped from the registered copies:
+    # jsonschema switches to its stock validator class at a "$schema", which would lose the ECMA pattern rule.
+    resources = [
+        (uri, DRAFT202012.create_resource({k: v for k, v in doc.items() if k != "$schema"}))
+        for uri, doc in documents().items()
+    ]
     return referencing.Registry().with_resources(resources).crawl()
 
 
@@ -59,7 +81,7 @@ def absolute(ref: str) -> str:
 @cache
 def validator(ref: str) -> jsonschema.Draft202012Validator:
     """A validator for ``ref`` (relative to :data:`BASE`), with the format checker on."""
-    return jsonschema.Draft202012Validator({"$ref": absolute(ref)}, registry=registry(), format_checker=FORMAT_CHECKER)
+    return Validator({"$ref": absolute(ref)}, registry=registry(), format_checker=FORMAT_CHECKER)
 
 
 def resolve(ref: str) -> Any:

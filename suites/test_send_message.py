@@ -43,7 +43,8 @@ def test_return_immediately_answers_before_the_end(client: A2AClient, target: Ta
     try:
         if drivers.state(task) not in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"):
             exchange.fail(f"returnImmediately should answer the task in progress, got {drivers.state(task)}")
-        if elapsed > min(target.a2a_wait_ms / 1000, target.timeout_s) * 0.9:
+        # "At once" is judged against the blocking limit: a call that waited anywhere near it did not return.
+        if elapsed > min(target.a2a_wait_ms / 1000, target.timeout_s) / 2:
             exchange.fail(f"returnImmediately took {elapsed:.1f} s: the call waited instead of answering at once")
     finally:
         drivers.cancel_quietly(client, task["id"])

@@ -140,7 +140,7 @@ def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
 def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
     embedded = run_suites(tmp_path)
     with agent_process(
-        tmp_path / "agent.sqlite3", "--key", "kit-key", "--key", "kit-rate-limited@3/3600", "--wait-ms", "1500"
+        tmp_path / "agent.sqlite3", "--key", "kit-key", "--key", "kit-rate-limited@3/3600", "--wait-ms", "3000"
     ) as base:
         remote = run_suites(
             tmp_path,
@@ -149,7 +149,7 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
             "--other-subject=a2a:conformance-other",
             f"--other-agent-url={base}/v1/a2a/agents/billing",
             "--rate-limit-key=kit-rate-limited",
-            "--a2a-wait-ms=1500",
+            "--a2a-wait-ms=3000",
         )
     assert remote.outcomes, remote.output[-3000:]
     assert remote.outcomes == embedded.outcomes, {
