@@ -158,40 +158,17 @@ class Store:
     # -- tasks
 
     def insert(self, task: TaskRecord, *, replace: bool = False) -> None:
+        identity = (task.id, task.agent_id, task.subject, task.context_id, task.turn)
         self.db.execute(
             f"INSERT {'OR REPLACE ' if replace else ''}INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                task.id,
-                task.agent_id,
-                task.subject,
-                task.context_id,
-                task.turn,
-                task.state,
-                _dump(task.status_message),
-                task.status_ts,
-                task.seq,
-                json.dumps(task.history),
-                json.dumps(task.artifacts),
-                _dump(task.metadata),
-                json.dumps(task.scenario),
-            ),
+            identity + _changing(task),
         )
 
     def save(self, task: TaskRecord) -> None:
         self.db.execute(
             "UPDATE tasks SET state=?, status_message=?, status_ts=?, seq=?, history=?, artifacts=?, "
             "metadata=?, scenario=? WHERE id=?",
-            (
-                task.state,
-                _dump(task.status_message),
-                task.status_ts,
-                task.seq,
-                json.dumps(task.history),
-                json.dumps(task.artifacts),
-                _dump(task.metadata),
-                json.dumps(task.scenario),
-                task.id,
-            ),
+            (*_changing(task), task.id),
         )
 
     def get(self, task_id: str) -> TaskRecord | None:
@@ -244,6 +221,20 @@ class Store:
         order = "ASC" if oldest_first else "DESC"
         rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq {order} LIMIT ?", [*args, limit])
         return [TaskRecord.from_row(row) for row in rows]
+
+
+def _changing(task: TaskRecord) -> tuple[Any, ...]:
+    """The columns a status change may rewrite, in table order."""
+    return (
+        task.state,
+        _dump(task.status_message),
+        task.status_ts,
+        task.seq,
+        json.dumps(task.history),
+        json.dumps(task.artifacts),
+        _dump(task.metadata),
+        json.dumps(task.scenario),
+    )
 
 
 def _dump(value: Any) -> str | None:
