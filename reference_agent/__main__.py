@@ -39,6 +39,11 @@ def parser() -> argparse.ArgumentParser:
         default=300_000,
         help="a2aWaitMs: longest blocking SendMessage (default 300000)",
     )
+    p.add_argument(
+        "--hide-scenarios",
+        action="store_true",
+        help="do not advertise the kit's scenario contract on the card (the scenarios still run)",
+    )
     p.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch on a named fault; repeatable")
     p.add_argument("--list-faults", action="store_true", help="print the faults and exit")
     return p
@@ -53,6 +58,7 @@ def config_from(args: argparse.Namespace) -> AgentConfig:
         keys=keys,
         a2a_wait_ms=args.wait_ms,
         faults=frozenset(args.fault),
+        advertise_scenarios=not args.hide_scenarios,
     )
 
 

@@ -55,6 +55,10 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
             }
         ],
     }
+    if not config.advertise_scenarios:
+        card["skills"] = [
+            {"id": "support", "name": "Support", "description": "Answers support questions.", "tags": ["support"]}
+        ]
     if config.fault("card-security-schemes"):
         card["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
         card["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]

@@ -32,6 +32,8 @@ class AgentConfig:
     faults: frozenset[str] = frozenset()
     # Longest a scenario may ask to run; keeps a mistaken "slow" from pinning a turn for hours.
     max_scenario_ms: int = 600_000
+    # Off, the card does not advertise the scenario contract: the agent then looks like any opaque Agent.
+    advertise_scenarios: bool = True
 
     def __post_init__(self) -> None:
         check_faults(self.faults)

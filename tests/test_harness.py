@@ -178,3 +178,15 @@ def test_core_claim_skips_profile_checks_with_a_reason(tmp_path):
     for test_id in skipped:
         assert verdicts.messages[test_id].startswith("not applicable:"), verdicts.messages[test_id]
         assert "claims A2A 1.0 core" in verdicts.messages[test_id]
+
+
+def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(tmp_path):
+    with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key", "--hide-scenarios") as base:
+        verdicts = run_suites(
+            tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--key=kit-key", "--other-subject=a2a:other"
+        )
+    assert verdicts.returncode == 0, verdicts.output[-3000:]
+    skipped = verdicts.with_outcome("skipped")
+    contract = [t for t in skipped if "does not advertise scenario" in verdicts.messages[t]]
+    assert contract and verdicts.with_outcome("passed"), verdicts.summary()
+    assert all(verdicts.messages[t].startswith("not applicable:") for t in skipped), verdicts.messages
