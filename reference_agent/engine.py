@@ -21,7 +21,7 @@ from typing import Any
 from reference_agent import scenarios
 from reference_agent.config import AgentConfig
 from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
-from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskFilter, TaskRecord
+from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskFilter, TaskRecord, format_timestamp
 
 log = logging.getLogger("reference_agent")
 DEFAULT_PAGE_SIZE = 50
@@ -307,6 +307,4 @@ def _read_page_token(token: str, fingerprint: str) -> int | None:
 
 def _normalise_timestamp(value: str) -> str:
     moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))

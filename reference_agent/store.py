@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
@@ -53,9 +53,9 @@ CREATE TABLE IF NOT EXISTS contexts (
 """
 
 
-def now_timestamp() -> str:
+def format_timestamp(moment: datetime) -> str:
     """UTC, millisecond precision, 'Z' — the form A2A §5.6.1 asks for."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 @dataclass
@@ -110,7 +110,8 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self._seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM tasks").fetchone()[0]
-        self._last_ts = ""
+        row = self.db.execute("SELECT MAX(status_ts) FROM tasks").fetchone()[0]
+        self._last = datetime.fromisoformat(row.replace("Z", "+00:00")) if row else datetime.min.replace(tzinfo=UTC)
 
     def close(self) -> None:
         self.db.close()
@@ -126,10 +127,17 @@ class Store:
         self.db.execute("COMMIT")
 
     def next_status(self) -> tuple[int, str]:
-        """The next status sequence number and a timestamp that never goes back."""
+        """The next status sequence number and a timestamp later than every earlier one.
+
+        Strictly increasing timestamps make "latest status change first" one order, never a tie, so the
+        order checks are decisive against the reference agent (the kit itself tolerates ties). Past 1,000
+        status changes a second the timestamps run ahead of the clock until the load drops.
+        """
         self._seq += 1
-        self._last_ts = max(now_timestamp(), self._last_ts)
-        return self._seq, self._last_ts
+        now = datetime.now(UTC)
+        now = now.replace(microsecond=now.microsecond // 1000 * 1000)
+        self._last = max(now, self._last + timedelta(milliseconds=1))
+        return self._seq, format_timestamp(self._last)
 
     # -- conversations and idempotency keys
 

@@ -20,6 +20,20 @@ def _when(task: dict) -> datetime:
     return datetime.fromisoformat(task["status"]["timestamp"].replace("Z", "+00:00"))
 
 
+def _misordered(listed: list[dict], changed_order: list[dict]) -> list[tuple[str, str]]:
+    """Pairs listed in the wrong order: ``changed_order`` is oldest status change first.
+
+    Two tasks whose status timestamps are equal may come in either order (LIST-04's decision).
+    """
+    position = {t["id"]: i for i, t in enumerate(listed)}
+    wrong = []
+    for older_index, older in enumerate(changed_order):
+        for newer in changed_order[older_index + 1 :]:
+            if _when(newer) > _when(older) and position[newer["id"]] > position[older["id"]]:
+                wrong.append((older["id"], newer["id"]))
+    return wrong
+
+
 @pytest.fixture
 def five_tasks(client: A2AClient) -> tuple[str, list[dict]]:
     """Five ended tasks in a fresh conversation, oldest first."""
@@ -71,9 +85,12 @@ def test_latest_status_change_first(client: A2AClient):
     # Answering the first task changes its status last, so it must now come first.
     answered = drivers.settle(client, client.send("blue", task_id=asked["id"], context_id=context).task)
     exchange = client.list_tasks(contextId=context)
-    if _ids(exchange) != [answered["id"], done["id"]]:
-        exchange.fail("tasks must be listed latest status change first")
-    stamps = [_when(t) for t in exchange.result["tasks"] if t["status"].get("timestamp")]
+    listed = exchange.result["tasks"]
+    if sorted(_ids(exchange)) != sorted([answered["id"], done["id"]]):
+        exchange.fail("the conversation's two tasks must be listed")
+    if _misordered(listed, [done, answered]):
+        exchange.fail("tasks must be listed latest status change first: the answered task changed last")
+    stamps = [_when(t) for t in listed]
     if stamps != sorted(stamps, reverse=True):
         exchange.fail("status timestamps must not increase down the list")
 
@@ -117,7 +134,8 @@ def test_pages_walk_every_task_once(client: A2AClient, five_tasks):
             break
     if sorted(seen) != sorted(t["id"] for t in tasks):
         exchange.fail(f"walking the pages must list each of the five tasks once, listed {seen}")
-    if seen != [t["id"] for t in reversed(tasks)]:
+    walked = {t["id"]: t for t in tasks}
+    if _misordered([walked[i] for i in seen], tasks):
         exchange.fail("across pages the order must stay latest status change first")
     if token:
         exchange.fail('the last page\'s nextPageToken must be ""')
