@@ -170,7 +170,8 @@ class Engine:
         return await self.wait_settled(task.id, wait_ms / 1000)
 
     def _continue(self, caller: Caller, message: dict[str, Any]) -> TaskRecord:
-        task = self._owned(caller, message["taskId"])
+        ignore = self._foreign_task_answers(caller, message, "cross-subject-continue")
+        task = self._owned(caller, message["taskId"], ignore_subject=ignore)
         mismatch = message.get("contextId") and message["contextId"] != task.context_id
         if mismatch and not self.config.fault("context-mismatch-accepted"):
             raise invalid_params([("message.contextId", "does not match the context of message.taskId")])
@@ -234,10 +235,15 @@ class Engine:
     def get(self, caller: Caller, task_id: str) -> TaskRecord:
         return self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
 
+    def _foreign_task_answers(self, caller: Caller, message: dict[str, Any], fault: str) -> bool:
+        """Under ``fault``, a task of another subject is served to this caller as if it were its own."""
+        task = self.store.get(message.get("taskId", ""))
+        return self.config.fault(fault) and task is not None and task.agent_id == caller.agent_id
+
     async def cancel(self, caller: Caller, task_id: str) -> TaskRecord:
         if self.config.fault("cancel-unknown-wrong-code") and self.store.get(task_id) is None:
             raise RpcError("TaskNotCancelableError", "Not cancelable", reason="TASK_NOT_CANCELABLE")
-        task = self._owned(caller, task_id)
+        task = self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-cancel"))
         if self.config.fault("cancel-noop"):
             return task
         if task.state in TERMINAL:

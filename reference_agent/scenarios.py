@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import json
 import time
 from typing import Any, Protocol
 
@@ -61,6 +62,22 @@ def _echo_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
     return parts or [{"text": ""}]
 
 
+def _broken_echo(parts: list[dict[str, Any]], fault) -> list[dict[str, Any]]:
+    """The echo as a faulty agent would give it (each fault a mistake a real agent makes with parts)."""
+    if fault("drops-raw-parts"):
+        parts = [p for p in parts if "raw" not in p] or [{"text": ""}]
+    out = []
+    for part in parts:
+        if "text" in part and fault("text-parts-ascii-only"):
+            part = {**part, "text": part["text"].encode("ascii", "replace").decode()}
+        if "url" in part and fault("url-parts-as-text"):
+            part = {"text": part["url"]}
+        if "data" in part and fault("data-parts-as-text"):
+            part = {"text": json.dumps(part["data"])}
+        out.append(part)
+    return out
+
+
 async def run(turn: Turn) -> None:
     """Run the turn's scenario from wherever it stands (a fresh start, a resume, or after an answer)."""
     scenario = turn.scenario
@@ -88,8 +105,7 @@ async def run(turn: Turn) -> None:
         turn.set_state("TASK_STATE_COMPLETED", "Done.")
     elif name == "echo":
         parts = _echo_parts(turn.last_user_message())
-        if turn.fault("drops-raw-parts"):
-            parts = [p for p in parts if "raw" not in p] or [{"text": ""}]
+        parts = _broken_echo(parts, turn.fault)
         turn.add_artifact("echo", parts)
         turn.set_state("TASK_STATE_COMPLETED", "Echoed.")
     elif name == "ask":

@@ -1,15 +1,49 @@
-"""Every check can fail: the suites pass against the clean reference agent and fail under each fault."""
+"""Every check can fail: the suites pass against the clean reference agent and fail under each fault.
+
+Each fault's run is a subprocess against an embedded reference agent started with that fault. The runs
+are started together, a few at a time, when the session first needs them; the checks below then read
+their verdicts. All of them stay on one xdist worker (``xdist_group``) so each run happens once.
+"""
 
 from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
 from reference_agent.faults import FAULTS
-from tests.suite_runs import run_suites
+from tests.suite_runs import Verdicts, run_suites
+
+pytestmark = pytest.mark.xdist_group("fault-runs")
+CLEAN = "(clean)"
 
 
-def test_clean_reference_agent_passes_everything(tmp_path):
-    verdicts = run_suites(tmp_path)
+@pytest.fixture(scope="session")
+def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Future[Verdicts]]:
+    wanted = {CLEAN}
+    for item in request.session.items:
+        if item.module.__name__ == __name__:
+            callspec = getattr(item, "callspec", None)
+            wanted |= {callspec.params["fault"]} if callspec else set(FAULTS)
+    root = tmp_path_factory.mktemp("fault-runs")
+    pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
+
+    def run(fault: str) -> Verdicts:
+        where = root / (fault.strip("()") or "clean")
+        where.mkdir()
+        if fault == CLEAN:
+            return run_suites(where, lean=True)
+        args = (f"--reference-fault={fault}", f"--req={','.join(FAULTS[fault].breaks)}")
+        return run_suites(where, *args, lean=True)
+
+    runs = {fault: pool.submit(run, fault) for fault in sorted(wanted)}
+    yield runs
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def test_clean_reference_agent_passes_everything(fault_runs):
+    verdicts = fault_runs[CLEAN].result()
     assert verdicts.returncode == 0, verdicts.output[-5000:]
     assert verdicts.outcomes, "no checks ran"
     assert set(verdicts.outcomes.values()) == {"passed"}, (
@@ -19,13 +53,18 @@ def test_clean_reference_agent_passes_everything(tmp_path):
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_fault_is_caught_by_its_requirements(tmp_path, fault: str):
-    breaks = FAULTS[fault].breaks
-    verdicts = run_suites(tmp_path, f"--reference-fault={fault}", f"--req={','.join(breaks)}")
-    assert verdicts.returncode == 1, (
-        f"the run must fail under fault {fault}: {verdicts.summary()}\n{verdicts.output[-3000:]}"
-    )
-    caught = verdicts.failed_requirements()
-    missed = [r for r in breaks if r not in caught]
-    assert not missed, f"fault {fault} ({FAULTS[fault].description}) is not caught by {missed}: {verdicts.summary()}"
+def test_fault_is_caught_by_its_requirements(fault_runs, fault: str):
+    verdicts = fault_runs[fault].result()
+    summary = f"{verdicts.summary()}\n{verdicts.output[-3000:]}"
+    assert verdicts.returncode == 1, f"the run must fail under fault {fault}: {summary}"
+    missed = [r for r in FAULTS[fault].breaks if r not in verdicts.failed_requirements()]
+    assert not missed, f"fault {fault} ({FAULTS[fault].description}) is not caught by {missed}: {summary}"
     assert not verdicts.with_outcome("error"), f"checks errored instead of failing: {verdicts.with_outcome('error')}"
+
+
+def test_every_check_fails_under_some_fault(fault_runs):
+    """Not only every requirement: every single check is shown failing by at least one fault."""
+    checks = set(fault_runs[CLEAN].result().outcomes)
+    failing = {test for fault in FAULTS for test in fault_runs[fault].result().with_outcome("failed")}
+    assert checks, "no checks ran"
+    assert not sorted(checks - failing), f"checks that no fault makes fail: {sorted(checks - failing)}"
