@@ -7,7 +7,6 @@ tests/test_schema_examples.py, with the examples as data under tests/schema_exam
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 
 import schemas
 
-PROTO = Path(os.environ.get("A2A_PROTO", "/work/shared/reference/a2a-1.0/a2a.proto"))
+PROTO = Path(__file__).resolve().parent / "reference" / "a2a.proto"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 METHODS = {
@@ -215,11 +214,9 @@ def _schema_for(message: str) -> str:
     return f"a2a/SecurityScheme.json#/$defs/{message}"
 
 
-needs_proto = pytest.mark.skipif(not PROTO.exists(), reason=f"a2a.proto not found at {PROTO} (set A2A_PROTO)")
-PROTO_MESSAGES = _proto_messages() if PROTO.exists() else {}
+PROTO_MESSAGES = _proto_messages()
 
 
-@needs_proto
 @pytest.mark.parametrize("message", sorted(PROTO_MESSAGES))
 def test_schema_matches_proto_message(message):
     proto = PROTO_MESSAGES[message]
@@ -233,7 +230,6 @@ def test_schema_matches_proto_message(message):
         assert schema["oneOf"] == [{"required": [member]} for member in members]
 
 
-@needs_proto
 def test_schema_enums_match_proto():
     enums = _proto_enums()
     assert set(enums) == {"TaskState", "Role"}
