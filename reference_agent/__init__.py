@@ -1,1 +1,22 @@
+"""The kit's reference Agent: serves Nylorun's A2A Profile v2 on JSON-RPC, persists to SQLite.
 
+Where the profile's pages leave a detail open, the reference agent takes one reading; the kit's checks
+accept every reading the pages allow (see each requirement's ``decision`` in suites/requirements.toml).
+The reference agent's readings:
+
+- HTTP: every JSON-RPC answer is HTTP 200 ``application/json``; refusals before JSON-RPC are 401 (no or
+  unknown key), 404 (unknown Agent), 429 (rate limit, with ``Retry-After``), 400 (no ``Nylorun-Subject``),
+  403 (a subject or scope the key does not grant), 413 (a body over 8 MiB). The card is public.
+- JSON-RPC: a request without ``id`` or a batch is ``-32600`` (A2A requests always expect an answer);
+  invalid params are ``-32602`` with a ``google.rpc.BadRequest`` naming each field; every A2A error
+  carries ``google.rpc.ErrorInfo`` with domain ``a2a.nylorun.example``.
+- A message whose ``contextId`` differs from its task's is ``-32602``; a message to an ended task is
+  ``-32004`` reason ``TASK_TERMINAL``; a message to a busy conversation is ``-32004`` reason
+  ``CONTEXT_BUSY`` with the running task's id (profile v1's answer; queuing arrives with v2 support).
+- ``pageSize`` outside 1..100 is ``-32602``; a page token is bound to the filters it was issued for.
+- History is answered only when ``historyLength`` asks for it, on GetTask, ListTasks and SendMessage.
+- Task ids are ``t-`` and a digest of Agent, subject, context and turn number.
+- Status timestamps have millisecond precision and strictly increase, so "latest status change first"
+  never ties.
+- A turn left running when the process stopped is taken up again from its stored stage at start.
+"""

@@ -103,6 +103,8 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         body = await request.read()
     except web.HTTPRequestEntityTooLarge:
         return refuse(413, "BODY_TOO_LARGE", f"The body exceeds {MAX_BODY} bytes.")
+    except Exception:  # a body the transport cannot read (e.g. a broken Content-Encoding) is the caller's error
+        return refuse(400, "BODY_UNREADABLE", "The request body could not be read; check its Content-Encoding.")
     version = request.headers.get("A2A-Version")
     if version is None:
         version = request.query.get("A2A-Version")

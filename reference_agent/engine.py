@@ -15,7 +15,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reference_agent import scenarios
@@ -164,6 +164,8 @@ class Engine:
             task = self._new_turn(caller, message, params.get("metadata"))
         assert task is not None
         immediate = configuration.get("returnImmediately") and not fault("ignores-return-immediately")
+        if immediate and fault("abandons-background-turns"):
+            asyncio.get_running_loop().call_later(0.05, self._abandon, task.id)
         if immediate or fault("blocking-answers-early"):
             return task
         wait_ms = self.config.max_scenario_ms if fault("ignores-wait-limit") else self.config.a2a_wait_ms
@@ -232,6 +234,13 @@ class Engine:
         self._start_runner(task, caller.base_url)
         return task
 
+    def _abandon(self, task_id: str) -> None:
+        runner = self._runners.pop(task_id, None)
+        task = self.store.get(task_id)
+        if runner is not None and task is not None and task.state not in TERMINAL:
+            runner.cancel()
+            self._set_status(task, "TASK_STATE_FAILED", "The turn was dropped once its caller stopped waiting.")
+
     def get(self, caller: Caller, task_id: str) -> TaskRecord:
         return self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
 
@@ -247,7 +256,9 @@ class Engine:
         if self.config.fault("cancel-noop"):
             return task
         if task.state in TERMINAL:
-            if self.config.fault("cancel-ended-task"):
+            if self.config.fault("cancel-ended-task") and task.state != "TASK_STATE_CANCELED":
+                return task
+            if self.config.fault("cancel-twice-ok") and task.state == "TASK_STATE_CANCELED":
                 return task
             raise RpcError(
                 "TaskNotCancelableError",
@@ -304,7 +315,7 @@ def _read_page_token(token: str, fingerprint: str) -> int | None:
     try:
         cursor = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         seq, used_with = int(cursor["s"]), cursor["f"]
-    except (ValueError, KeyError, TypeError, binascii.Error):
+    except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
         raise invalid_params([("pageToken", "is not a token this agent issued")]) from None
     if used_with != fingerprint:
         raise invalid_params([("pageToken", "was issued for other filters; start again without it")])
@@ -312,5 +323,9 @@ def _read_page_token(token: str, fingerprint: str) -> int | None:
 
 
 def _normalise_timestamp(value: str) -> str:
+    """A filter time in the stored form, rounded up to the millisecond so the filter is never wider."""
     moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if moment.microsecond % 1000:
+        moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
+    return format_timestamp(moment)

@@ -41,6 +41,7 @@ FAULTS: dict[str, Fault] = {
     "new-task-on-resume": Fault("an answer to an interrupted task starts a new task", ("TASK-03", "SEND-10")),
     "ignores-wait-limit": Fault("a blocking SendMessage waits past a2aWaitMs", ("SEND-02",)),
     "ignores-return-immediately": Fault("returnImmediately is ignored: the call blocks", ("SEND-03",)),
+    "abandons-background-turns": Fault("a task answered at once is dropped instead of worked on", ("SEND-03",)),
     "context-mismatch-accepted": Fault("a message whose contextId differs from its task's is accepted", ("SEND-08",)),
     "terminal-task-accepts-message": Fault("a message to an ended task starts it again", ("SEND-09",)),
     "cancel-ended-task": Fault("CancelTask on an ended task answers the task", ("CANCEL-02",)),
@@ -90,6 +91,7 @@ FAULTS: dict[str, Fault] = {
         "ListTasks returns each task's whole history whatever historyLength says", ("LIST-11",)
     ),
     "cancel-noop": Fault("CancelTask answers the task without canceling it", ("CANCEL-01",)),
+    "cancel-twice-ok": Fault("CancelTask on a canceled task answers the task again", ("CANCEL-04",)),
     "cancel-unknown-wrong-code": Fault("CancelTask on an unknown id answers -32002", ("CANCEL-03",)),
     "complete-without-url-part": Fault("the complete scenario publishes no url part", ("PART-02",)),
     "subscribe-method-not-found": Fault("SubscribeToTask answers -32601 instead of -32004", ("UNSRV-02",)),

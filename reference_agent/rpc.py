@@ -92,8 +92,10 @@ class Dispatcher:
 
     async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any]:
         try:
-            request = json.loads(body)
-        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser follows
+            request = json.loads(body, parse_constant=_not_json)
+            # A lone surrogate ("\ud800") parses but is no Unicode text: it could not be stored or answered.
+            json.dumps(request, ensure_ascii=False).encode("utf-8")
+        except (ValueError, RecursionError, UnicodeEncodeError):  # RecursionError: nested past the parser
             return self.error(None, RpcError("JSONParseError", "Invalid JSON payload", reason="PARSE_ERROR"))
         request_id = request.get("id") if isinstance(request, dict) else None
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
@@ -185,7 +187,7 @@ class Dispatcher:
             problems += [_Unknown(name) for name in params if name not in _param_names(method)]
         if problems:
             raise invalid_params([(_field(p.path), p.message) for p in problems])
-        return await handler(caller, params)
+        return await handler(caller, _whole_numbers(params))
 
     async def _m_SendMessage(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
         if params["message"].get("role") != "ROLE_USER":
@@ -248,6 +250,21 @@ def _param_names(method: str) -> set[str]:
     """The fields a method's params schema names (its request message's properties)."""
     ref = schemas.resolve(f"methods/{method}.json#/$defs/params").get("$ref", "")
     return set(schemas.resolve("a2a/" + ref.rsplit("/", 1)[-1]).get("properties", {})) if ref else set()
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _whole_numbers(params: dict[str, Any]) -> dict[str, Any]:
+    """``2.0`` is a valid int32 in JSON; the methods use it as ``2``."""
+    out = dict(params)
+    for name in ("historyLength", "pageSize"):
+        if isinstance(out.get(name), float):
+            out[name] = int(out[name])
+    if isinstance(out.get("configuration"), dict):
+        out["configuration"] = _whole_numbers(out["configuration"])
+    return out
 
 
 def _field(path: str) -> str:

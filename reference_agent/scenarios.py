@@ -33,7 +33,7 @@ class Turn(Protocol):
 
 def parse(message: dict[str, Any], max_ms: int) -> dict[str, Any]:
     """The scenario a message asks for, with its argument, as stored on the task."""
-    for part in message.get("parts", []):
+    for part in message.get("parts", [])[:1]:  # the contract's command is the first part
         if "text" in part:
             words = part["text"].split()
             if len(words) >= 2 and words[0].lower() == "scenario" and words[1].lower() in SCENARIOS:
@@ -45,7 +45,6 @@ def parse(message: dict[str, Any], max_ms: int) -> dict[str, Any]:
                         ms = int(words[2])
                     scenario["ms"] = min(ms, max_ms)
                 return scenario
-            break
     return {"name": "echo", "stage": "start", "plain": True}
 
 
@@ -57,7 +56,7 @@ def file_bytes(task_id: str, name: str) -> bytes:
 
 def _echo_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
     parts = list(message.get("parts", []))
-    if parts and "text" in parts[0] and parts[0]["text"].split()[:1] == ["scenario"]:
+    if parts and "text" in parts[0] and [w.lower() for w in parts[0]["text"].split()[:1]] == ["scenario"]:
         parts = parts[1:]
     return parts or [{"text": ""}]
 

@@ -11,8 +11,6 @@ from fixtures import drivers
 from fixtures.client import A2AClient, Exchange
 from fixtures.target import Target
 
-RATE_LIMIT_ATTEMPTS = 30
-
 
 def _list_body() -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}}).encode()
@@ -68,10 +66,10 @@ def test_rate_limit_answers_429(target: Target, client: A2AClient):
     if not target.rate_limit_key:
         pytest.skip("not applicable: no rate-limited key given (--rate-limit-key)")
     limited = client.with_(key=target.rate_limit_key)
-    for _ in range(RATE_LIMIT_ATTEMPTS):
+    for _ in range(target.rate_limit_attempts):
         exchange = limited.post(_list_body(), method="ListTasks")
         if exchange.status == 429:
             return
         if exchange.status != 200:
             exchange.fail(f"expected HTTP 200 until the limit, then 429; got HTTP {exchange.status}")
-    exchange.fail(f"no HTTP 429 after {RATE_LIMIT_ATTEMPTS} requests with the rate-limited key")
+    exchange.fail(f"no HTTP 429 after {target.rate_limit_attempts} requests with the rate-limited key")

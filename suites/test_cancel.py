@@ -8,18 +8,19 @@ from fixtures import drivers
 from fixtures.client import A2AClient, new_id
 
 LONG_MS = 120_000
+# Long enough to cancel before it ends, short enough to watch past its end.
+SHORT_MS = 1_500
 
 
 @pytest.mark.req("CANCEL-01")
 @pytest.mark.scenario("slow")
 def test_cancel_running_task(client: A2AClient):
-    task = client.send(drivers.scenario("slow", LONG_MS), return_immediately=True).task
+    task = client.send(drivers.scenario("slow", SHORT_MS), return_immediately=True).task
     exchange = client.cancel(task["id"])
     if drivers.state(exchange.task) != "TASK_STATE_CANCELED":
         exchange.fail("CancelTask must answer the task TASK_STATE_CANCELED")
-    after = client.get_task(task["id"])
-    if drivers.state(after.task) != "TASK_STATE_CANCELED":
-        after.fail("a canceled task must stay TASK_STATE_CANCELED")
+    # Past the moment the work would have ended, the task must still be canceled.
+    drivers.stays(client, task["id"], "TASK_STATE_CANCELED", for_s=SHORT_MS / 1000 + 0.5)
 
 
 @pytest.mark.req("CANCEL-01")
@@ -41,7 +42,7 @@ def test_cancel_ended_task_is_not_cancelable(client: A2AClient):
         after.fail("a refused CancelTask must leave the task as it was")
 
 
-@pytest.mark.req("CANCEL-02")
+@pytest.mark.req("CANCEL-04")
 @pytest.mark.scenario("slow")
 def test_cancel_twice_is_not_cancelable(client: A2AClient):
     task = client.send(drivers.scenario("slow", LONG_MS), return_immediately=True).task

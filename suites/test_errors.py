@@ -9,16 +9,17 @@ import pytest
 from fixtures import drivers
 from fixtures.client import A2AClient
 
+STANDARD_CODES = {-32700, -32600, -32601, -32602}
 MALFORMED = {
     "not-json": (b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", ', "JSONParseError"),
-    "invalid-utf8": (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff\xfe"}', "JSONParseError"),
+    "invalid-utf8": (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff\xfe"}', None),
     "no-method": (b'{"jsonrpc": "2.0", "id": 1, "params": {}}', "InvalidRequestError"),
     "wrong-jsonrpc-version": (
         b'{"jsonrpc": "1.0", "id": 1, "method": "ListTasks", "params": {}}',
         "InvalidRequestError",
     ),
     "method-not-a-string": (b'{"jsonrpc": "2.0", "id": 1, "method": 7, "params": {}}', "InvalidRequestError"),
-    "params-not-an-object": (b'{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": 3}', "InvalidRequestError"),
+    "params-not-an-object": (b'{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": 3}', None),
 }
 
 
@@ -29,7 +30,11 @@ def test_malformed_request_gets_the_standard_error(client: A2AClient, case: str)
     exchange = client.post(body, method="(malformed)", schema="jsonrpc/Response.json")
     if exchange.status is not None and exchange.status >= 500 and not exchange.is_error:
         exchange.fail("a malformed request must get a JSON-RPC error, not a server failure")
-    exchange.expect_error(name)
+    if name is None:  # the pages fix no single code: any standard JSON-RPC error is a right answer
+        if exchange.error.get("code") not in STANDARD_CODES:
+            exchange.fail(f"expected a standard JSON-RPC error ({sorted(STANDARD_CODES)})")
+    else:
+        exchange.expect_error(name)
     if name == "JSONParseError" and exchange.json.get("id") is not None:
         exchange.fail("the answer to unparseable JSON must have id null")
 
@@ -78,12 +83,21 @@ def test_invalid_params_name_the_field(client: A2AClient):
 
 
 @pytest.mark.req("ERR-02")
-@pytest.mark.parametrize("method", ["GetTask", "CancelTask"])
-def test_a2a_errors_carry_error_info(client: A2AClient, method: str):
-    exchange = client.call(method, {"id": drivers.new_context()})
-    exchange.expect_error("TaskNotFoundError")
-    info = exchange.detail("ErrorInfo")
-    if info is None:
+def test_a2a_errors_carry_error_info(client: A2AClient):
+    for name, provoke in _a2a_errors(client):
+        exchange = provoke()
+        exchange.expect_error(name)
+        if exchange.detail("ErrorInfo") is None:
+            exchange.fail("an A2A error must carry a google.rpc.ErrorInfo detail (reason, domain, metadata)")
+
+
+@pytest.mark.req("ERR-02")
+@pytest.mark.scenario("complete")
+def test_task_not_cancelable_carries_error_info(client: A2AClient):
+    task = drivers.run(client, "complete")
+    exchange = client.cancel(task["id"])
+    exchange.expect_error("TaskNotCancelableError")
+    if exchange.detail("ErrorInfo") is None:
         exchange.fail("an A2A error must carry a google.rpc.ErrorInfo detail (reason, domain, metadata)")
 
 
@@ -111,7 +125,7 @@ def _error_cases(client: A2AClient):
     yield "TaskNotFoundError", lambda: client.get_task(drivers.new_context())
     yield "MethodNotFoundError", lambda: client.call("NoSuchMethod", {})
     yield "InvalidParamsError", lambda: client.call("GetTask", {})
-    yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version="0.3"))
+    yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version="9.9"))
 
 
 @pytest.mark.req("ERR-09")
@@ -119,5 +133,14 @@ def test_error_objects_carry_code_and_message(client: A2AClient):
     for name, provoke in _error_cases(client):
         exchange = provoke()
         error = exchange.expect_error(name)
-        if not isinstance(error.get("message"), str) or not error["message"].strip():
-            exchange.fail("every error object carries a human-readable message")
+        if not isinstance(error.get("message"), str):
+            exchange.fail("every error object carries a message string")
+
+
+def _a2a_errors(client: A2AClient):
+    """Calls that draw an A2A error (-32001..-32099) from any Profile agent, with no scenario needed."""
+    unknown = drivers.new_context()
+    yield "TaskNotFoundError", lambda: client.get_task(unknown)
+    yield "TaskNotFoundError", lambda: client.cancel(unknown)
+    yield "UnsupportedOperationError", lambda: client.call("GetExtendedAgentCard", {})
+    yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version=None))

@@ -9,15 +9,14 @@ import pytest
 from fixtures import drivers
 from fixtures.client import A2AClient
 
-pytestmark = pytest.mark.scenario("complete")
-
 
 def _ids(exchange) -> list[str]:
     return [t["id"] for t in exchange.result["tasks"]]
 
 
-def _when(task: dict) -> datetime:
-    return datetime.fromisoformat(task["status"]["timestamp"].replace("Z", "+00:00"))
+def _when(task: dict) -> datetime | None:
+    stamp = task["status"].get("timestamp")
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
 
 
 def _misordered(listed: list[dict], changed_order: list[dict]) -> list[tuple[str, str]]:
@@ -29,7 +28,8 @@ def _misordered(listed: list[dict], changed_order: list[dict]) -> list[tuple[str
     wrong = []
     for older_index, older in enumerate(changed_order):
         for newer in changed_order[older_index + 1 :]:
-            if _when(newer) > _when(older) and position[newer["id"]] > position[older["id"]]:
+            newer_at, older_at = _when(newer), _when(older)
+            if newer_at and older_at and newer_at > older_at and position[newer["id"]] > position[older["id"]]:
                 wrong.append((older["id"], newer["id"]))
     return wrong
 
@@ -42,6 +42,7 @@ def five_tasks(client: A2AClient) -> tuple[str, list[dict]]:
 
 
 @pytest.mark.req("LIST-01")
+@pytest.mark.scenario("complete")
 def test_context_filter_lists_exactly_that_conversation(client: A2AClient, five_tasks):
     context, tasks = five_tasks
     drivers.run(client, "complete")  # another conversation, same subject
@@ -51,6 +52,7 @@ def test_context_filter_lists_exactly_that_conversation(client: A2AClient, five_
 
 
 @pytest.mark.req("LIST-02")
+@pytest.mark.scenario("complete")
 @pytest.mark.scenario("fail")
 def test_status_filter(client: A2AClient):
     context = drivers.new_context()
@@ -62,12 +64,15 @@ def test_status_filter(client: A2AClient):
 
 
 @pytest.mark.req("LIST-03")
+@pytest.mark.scenario("complete")
 @pytest.mark.scenario("slow")
 def test_status_timestamp_after_filter(client: A2AClient):
     context = drivers.new_context()
     earlier = drivers.run(client, "complete", context_id=context)
     # A slow turn ends strictly later than the first one, so the two timestamps cannot tie.
     later = drivers.settle(client, drivers.run(client, "slow", 200, context_id=context))
+    if not (_when(earlier) and _when(later)):
+        pytest.skip("not applicable: the tasks carry no status timestamp, so the filter's cut cannot be placed")
     exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
     ids = _ids(exchange)
     if later["id"] not in ids:
@@ -77,20 +82,21 @@ def test_status_timestamp_after_filter(client: A2AClient):
 
 
 @pytest.mark.req("LIST-04")
+@pytest.mark.scenario("complete")
 @pytest.mark.scenario("ask")
 def test_latest_status_change_first(client: A2AClient):
-    context = drivers.new_context()
-    asked = drivers.run(client, "ask", context_id=context)
-    done = drivers.run(client, "complete", context_id=context)
+    # Two conversations, so no Runtime rule about a paused turn in a busy conversation gets in the way.
+    asked = drivers.run(client, "ask", context_id=drivers.new_context())
+    done = drivers.run(client, "complete", context_id=drivers.new_context())
     # Answering the first task changes its status last, so it must now come first.
-    answered = drivers.settle(client, client.send("blue", task_id=asked["id"], context_id=context).task)
-    exchange = client.list_tasks(contextId=context)
-    listed = exchange.result["tasks"]
-    if sorted(_ids(exchange)) != sorted([answered["id"], done["id"]]):
-        exchange.fail("the conversation's two tasks must be listed")
+    answered = drivers.settle(client, client.send("blue", task_id=asked["id"]).task)
+    exchange = client.list_tasks(statusTimestampAfter=done["status"].get("timestamp"), pageSize=100)
+    listed = [t for t in exchange.result["tasks"] if t["id"] in (answered["id"], done["id"])]
+    if len(listed) != 2:
+        exchange.fail("both tasks changed at or after the filter's time and must be listed")
     if _misordered(listed, [done, answered]):
         exchange.fail("tasks must be listed latest status change first: the answered task changed last")
-    stamps = [_when(t) for t in listed]
+    stamps = [_when(t) for t in exchange.result["tasks"] if _when(t)]
     if stamps != sorted(stamps, reverse=True):
         exchange.fail("status timestamps must not increase down the list")
 
@@ -113,6 +119,7 @@ def test_page_size_above_100_is_refused_or_clamped(client: A2AClient, page_size:
 
 
 @pytest.mark.req("LIST-06", "LIST-07", "LIST-08")
+@pytest.mark.scenario("complete")
 def test_pages_walk_every_task_once(client: A2AClient, five_tasks):
     context, tasks = five_tasks
     seen: list[str] = []
@@ -149,6 +156,7 @@ def test_single_page_has_empty_next_token(client: A2AClient):
 
 
 @pytest.mark.req("LIST-10")
+@pytest.mark.scenario("complete")
 def test_artifacts_only_with_include_artifacts(client: A2AClient):
     context = drivers.new_context()
     drivers.run(client, "complete", context_id=context)
@@ -161,6 +169,7 @@ def test_artifacts_only_with_include_artifacts(client: A2AClient):
 
 
 @pytest.mark.req("LIST-11")
+@pytest.mark.scenario("complete")
 @pytest.mark.scenario("ask")
 def test_history_length_applies_to_listed_tasks(client: A2AClient):
     context = drivers.new_context()
@@ -169,12 +178,10 @@ def test_history_length_applies_to_listed_tasks(client: A2AClient):
     exchange = client.list_tasks(contextId=context, historyLength=1)
     if any(len(t.get("history") or []) > 1 for t in exchange.result["tasks"]):
         exchange.fail("historyLength 1 allows at most one message per listed task")
-    bare = client.list_tasks(contextId=context)
-    if any("history" in t for t in bare.result["tasks"]):
-        bare.fail("without historyLength, listed tasks must carry no history")
 
 
 @pytest.mark.req("LIST-12")
+@pytest.mark.scenario("complete")
 def test_page_holds_at_most_page_size(client: A2AClient):
     context = drivers.new_context()
     for _ in range(3):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
 from fixtures import drivers
-from fixtures.client import A2AClient
+from fixtures.client import A2AClient, fetch
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
 PARTS = {
@@ -25,38 +26,63 @@ def _bytes(value: str) -> bytes:
 
 
 def _content(part: dict) -> tuple[str, object]:
+    """A part's kind and content, compared exactly: raw as bytes, data as canonical JSON (True is not 1)."""
     for kind in ("text", "raw", "url", "data"):
         if kind in part:
-            return kind, _bytes(part[kind]) if kind == "raw" else part[kind]
+            if kind == "raw":
+                return kind, _bytes(part[kind])
+            if kind == "data":
+                return kind, json.dumps(part[kind], sort_keys=True)
+            return kind, part[kind]
     return "none", None
+
+
+def _differences(sent: list[dict], got: list[dict]) -> list[str]:
+    if [_content(p) for p in got] != [_content(p) for p in sent]:
+        return ["kinds or contents differ"]
+    return [
+        f"part {i}: {name} {s[name]!r} came back as {g.get(name)!r}"
+        for i, (s, g) in enumerate(zip(sent, got, strict=True))
+        for name in ("filename", "mediaType")
+        if name in s and g.get(name) != s[name]
+    ]
+
+
+def _echoed(client: A2AClient, *parts: dict) -> tuple[dict, list[dict]]:
+    task = drivers.settle(client, client.send(drivers.scenario("echo"), *parts).task)
+    return task, [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
 
 
 @pytest.mark.req("PART-01")
 @pytest.mark.scenario("echo")
 @pytest.mark.parametrize("kind", list(PARTS))
 def test_part_travels_in_and_out(client: A2AClient, kind: str):
-    exchange = client.send(drivers.scenario("echo"), PARTS[kind])
-    task = drivers.settle(client, exchange.task)
-    parts = [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
-    if [_content(p) for p in parts] != [_content(PARTS[kind])]:
-        client.get_task(task["id"]).fail(f"the {kind} part must come back unchanged in the echo artifact")
+    task, got = _echoed(client, PARTS[kind])
+    wrong = _differences([PARTS[kind]], got)
+    if wrong:
+        client.get_task(task["id"]).fail(f"the {kind} part must come back unchanged in the echo artifact: {wrong}")
 
 
 @pytest.mark.req("PART-01")
 @pytest.mark.scenario("echo")
 def test_all_kinds_in_one_message(client: A2AClient):
-    exchange = client.send(drivers.scenario("echo"), *PARTS.values())
-    task = drivers.settle(client, exchange.task)
-    parts = [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
-    if [_content(p) for p in parts] != [_content(p) for p in PARTS.values()]:
-        client.get_task(task["id"]).fail("the four parts must come back unchanged and in order")
+    task, got = _echoed(client, *PARTS.values())
+    wrong = _differences(list(PARTS.values()), got)
+    if wrong:
+        client.get_task(task["id"]).fail(f"the four parts must come back unchanged and in order: {wrong}")
 
 
 @pytest.mark.req("PART-02")
 @pytest.mark.scenario("complete")
 def test_agent_answers_every_part_kind(client: A2AClient):
     task = drivers.run(client, "complete")
-    kinds = {_content(p)[0] for a in task.get("artifacts") or [] for p in a.get("parts", [])}
-    missing = {"text", "raw", "url", "data"} - kinds
+    parts = [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
+    missing = {"text", "raw", "url", "data"} - {_content(p)[0] for p in parts}
     if missing:
         client.get_task(task["id"]).fail(f"the complete scenario's artifacts lack part kinds {sorted(missing)}")
+    for part in parts:
+        if "url" in part:
+            headers = {k: v for k, v in client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
+            download = fetch(client.http, part["url"], headers=headers, timeout_s=client.timeout_s)
+            if download.status != 200 or not download.response_body:
+                download.fail("a url part the Agent answers must fetch its file's bytes (HTTP 200)")

@@ -50,6 +50,16 @@ def test_return_immediately_answers_before_the_end(client: A2AClient, target: Ta
         drivers.cancel_quietly(client, task["id"])
 
 
+@pytest.mark.req("SEND-03")
+@pytest.mark.scenario("slow")
+def test_task_answered_at_once_still_runs_to_its_end(client: A2AClient):
+    task = client.send(drivers.scenario("slow", 300), return_immediately=True).task
+    drivers.wait_for(client, task["id"], drivers.TERMINAL)
+    final = client.get_task(task["id"])
+    if drivers.state(final.task) != "TASK_STATE_COMPLETED":
+        final.fail("a task answered at once must still be worked on to its end")
+
+
 @pytest.mark.req("SEND-02")
 @pytest.mark.scenario("slow")
 def test_blocking_send_stops_at_the_wait_limit(client: A2AClient, target: Target):
@@ -69,6 +79,9 @@ def test_blocking_send_stops_at_the_wait_limit(client: A2AClient, target: Target
             exchange.fail(f"past a2aWaitMs the answer must be the task still WORKING, got {drivers.state(task)}")
         if elapsed < wait_s * 0.9:
             exchange.fail(f"the call answered after {elapsed:.1f} s, before a2aWaitMs ({wait_s:.1f} s)")
+        after = client.get_task(task["id"])
+        if drivers.state(after.task) != "TASK_STATE_WORKING":
+            after.fail("past a2aWaitMs the answer ends the wait, not the work: the task must still be WORKING")
     finally:
         drivers.cancel_quietly(client, task["id"])
 

@@ -23,7 +23,11 @@ def test_get_task_answers_the_task(client: A2AClient):
     task = drivers.run(client, "complete")
     exchange = client.get_task(task["id"])
     got = exchange.task
-    if (got["id"], got.get("contextId"), drivers.state(got)) != (task["id"], task["contextId"], drivers.state(task)):
+    if (got["id"], got.get("contextId"), drivers.state(got)) != (
+        task["id"],
+        task.get("contextId"),
+        drivers.state(task),
+    ):
         exchange.fail("GetTask must answer the same task, context and state SendMessage answered")
 
 
@@ -58,8 +62,8 @@ def test_history_length_zero_returns_no_history(client: A2AClient, answered_task
 @pytest.mark.scenario("ask")
 def test_history_only_when_asked(client: A2AClient, answered_task: dict):
     exchange = client.get_task(answered_task["id"])
-    if "history" in exchange.task:
-        exchange.fail("without historyLength, GetTask must answer no history")
+    if exchange.task.get("history"):
+        exchange.fail("without historyLength, GetTask must answer no history (omitted or empty)")
 
 
 @pytest.mark.req("TASK-09")
@@ -125,5 +129,8 @@ def test_status_timestamp_is_utc(client: A2AClient):
     # Every answer's timestamps are already checked against schemas/a2a/Timestamp.json (UTC, 'Z').
     task = drivers.run(client, "complete")
     exchange = client.get_task(task["id"])
-    if not exchange.task["status"].get("timestamp"):
-        exchange.fail("the task's status must carry the time of its last change (ListTasks orders and filters by it)")
+    stamp = exchange.task["status"].get("timestamp")
+    if stamp is None:
+        pytest.skip("not applicable: the task's status carries no timestamp (optional in A2A 1.0)")
+    if not stamp.endswith("Z"):
+        exchange.fail(f"timestamps are UTC with 'Z' (A2A §5.6.1), got {stamp!r}")

@@ -34,7 +34,8 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
         where.mkdir()
         if fault == CLEAN:
             return run_suites(where, lean=True)
-        args = (f"--reference-fault={fault}", f"--req={','.join(FAULTS[fault].breaks)}")
+        # Under a fault every broken requirement must fail, SHOULD-level ones included.
+        args = (f"--reference-fault={fault}", f"--req={','.join(FAULTS[fault].breaks)}", "--strict-should=yes")
         return run_suites(where, *args, lean=True)
 
     runs = {fault: pool.submit(run, fault) for fault in sorted(wanted)}

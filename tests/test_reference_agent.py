@@ -61,6 +61,18 @@ MALFORMED_BODIES = {
     "no-id": b'{"jsonrpc": "2.0", "method": "ListTasks", "params": {}}',
     "parts-not-list": _send_params({"message": {"messageId": "m", "role": "ROLE_USER", "parts": "x"}}),
     "raw-not-base64": _send_params({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"raw": "!!"}]}}),
+    "nan": _send_params({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}).replace(
+        b'"text": "x"', b'"data": NaN'
+    ),
+    "lone-surrogate": b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "\\ud800"}}',
+    "page-token-infinity": json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "ListTasks",
+            "params": {"pageToken": "eyJzIjogSW5maW5pdHksICJmIjogIngifQ"},
+        }
+    ).encode(),
     "too-large": b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "' + b"y" * 9_000_000 + b'"}}',
 }
 
@@ -109,3 +121,26 @@ def test_console_script_lists_faults_and_refuses_unknown_ones(tmp_path):
     )
     assert refused.returncode == 2
     assert refused.stderr.strip().count("\n") == 0 and "unknown fault nope" in refused.stderr
+
+
+def test_unreadable_body_is_refused_not_a_server_failure(running_agent):
+    headers = {
+        "Authorization": f"Bearer {KEY}",
+        "Nylorun-Subject": "s",
+        "A2A-Version": "1.0",
+        "Content-Type": "application/json",
+        "Content-Encoding": "gzip",
+    }
+    response = httpx.post(f"{running_agent}/v1/a2a/agents/support", content=b"not gzip", headers=headers, timeout=30)
+    assert response.status_code == 400, response.text
+
+
+def test_whole_number_written_as_float_is_an_int(running_agent):
+    client = A2AClient(f"{running_agent}/v1/a2a/agents/support", key=KEY, subject="a2a:floats", timeout_s=20)
+    params = {
+        "message": {"messageId": "float-1", "role": "ROLE_USER", "parts": [{"text": drivers.scenario("complete")}]},
+        "configuration": {"historyLength": 1.0},
+    }
+    task = client.call("SendMessage", params).task
+    assert len(task.get("history") or []) <= 1
+    assert client.call("ListTasks", {"pageSize": 2.0}).result["pageSize"] == 2
