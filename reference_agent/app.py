@@ -13,8 +13,8 @@ from typing import Any
 
 from aiohttp import web
 
-from reference_agent import scenarios
-from reference_agent.card import PROFILE_EXTENSIONS, agent_card
+from reference_agent import extensions
+from reference_agent.card import agent_card
 from reference_agent.config import AgentConfig, KeyGrant
 from reference_agent.engine import Caller, Engine
 from reference_agent.errors import RpcError
@@ -110,7 +110,16 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         version = request.query.get("A2A-Version")
     if config.fault("http-500-on-bad-json") and not _parses(body):
         return web.Response(status=500, text="500 Internal Server Error", content_type="text/html")
-    caller = Caller(agent_id=agent_id, subject=subject, base_url=_endpoint(request, agent_id))
+    active = extensions.activate(request.headers.getall("A2A-Extensions", []))
+    if config.fault("echo-unknown-extension"):
+        active = frozenset(extensions.requested(request.headers.getall("A2A-Extensions", [])))
+    caller = Caller(
+        agent_id=agent_id,
+        subject=subject,
+        base_url=_endpoint(request, agent_id),
+        extensions=active,
+        traceparent=request.headers.get("traceparent"),
+    )
     dispatcher = request.app[DISPATCHER]
     try:
         answer = await dispatcher.handle(body, version, caller)
@@ -118,9 +127,11 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         log.exception("request failed")
         answer = dispatcher.error(None, RpcError("InternalError", "Internal error", reason="INTERNAL"))
     headers = {}
-    activated = _activated_extensions(request)
-    if activated:
-        headers["A2A-Extensions"] = ", ".join(activated)
+    echoed = extensions.DECLARED if config.fault("echo-unactivated-extension") else active
+    if config.fault("echo-only-v1"):
+        echoed = echoed & extensions.V1
+    if echoed:
+        headers["A2A-Extensions"] = ", ".join(sorted(echoed))
     content_type = "text/plain" if config.fault("response-text-plain") else "application/json"
     return web.Response(text=json.dumps(answer), content_type=content_type, headers=headers)
 
@@ -131,11 +142,6 @@ def _parses(body: bytes) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _activated_extensions(request: web.Request) -> list[str]:
-    asked = [u.strip() for u in request.headers.get("A2A-Extensions", "").split(",") if u.strip()]
-    return [u for u in asked if u in PROFILE_EXTENSIONS]
 
 
 async def handle_card(request: web.Request) -> web.StreamResponse:
@@ -157,8 +163,10 @@ async def handle_file(request: web.Request) -> web.StreamResponse:
     task = request.app[ENGINE].store.get(request.match_info["task_id"])
     if agent_id is None or task is None or task.agent_id != agent_id:
         return refuse(404, "FILE_NOT_FOUND", "No such file.")
-    data = scenarios.file_bytes(task.id, request.match_info["name"])
-    return web.Response(body=data, content_type="text/plain")
+    data = request.app[ENGINE].store.load_file(task.id, request.match_info["name"])
+    if data is None:
+        return refuse(404, "FILE_NOT_FOUND", "No such file.")
+    return web.Response(body=data, content_type="application/octet-stream")
 
 
 async def not_found(request: web.Request) -> web.StreamResponse:
@@ -189,7 +197,7 @@ def build_app(config: AgentConfig) -> web.Application:
     app.router.add_post("/v1/a2a/agents/{agent_id}", handle_rpc)
     app.router.add_get("/v1/a2a/agents/{agent_id}/card", handle_card)
     app.router.add_get("/.well-known/agent-card.json", handle_card)
-    app.router.add_get("/v1/a2a/agents/{agent_id}/files/{task_id}/{name}", handle_file)
+    app.router.add_get("/v1/a2a/agents/{agent_id}/files/{task_id}/{name:.+}", handle_file)
     app.router.add_route("*", "/{tail:.*}", not_found)
     return app
 

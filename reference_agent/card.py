@@ -6,14 +6,8 @@ from typing import Any
 
 from reference_agent import scenarios
 from reference_agent.config import AgentConfig
+from reference_agent.extensions import DESCRIPTIONS
 
-PROFILE_EXTENSIONS = {
-    "https://docs.nylorun.com/a2a/interactions/v1": "Approvals, questions and connections, typed.",
-    "https://docs.nylorun.com/a2a/effects/v1": "The effect whose outcome was lost, while the task stays working.",
-    "https://docs.nylorun.com/a2a/progress/v1": "The agent's plan: up to 20 steps with a label, state and note.",
-    "https://docs.nylorun.com/a2a/telemetry/v1": "The turn's totals and trace id on its terminal status update.",
-    "https://docs.nylorun.com/a2a/files/v1": "Each artifact's kind, version, size, sha256 and path.",
-}
 VERSION = "0.1.0"
 
 
@@ -23,7 +17,7 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
     if config.fault("card-second-binding"):
         interfaces.append({"url": endpoint + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"})
     extensions = [
-        {"uri": uri, "description": description, "required": False} for uri, description in PROFILE_EXTENSIONS.items()
+        {"uri": uri, "description": description, "required": False} for uri, description in DESCRIPTIONS.items()
     ]
     if config.fault("card-extension-required"):
         extensions[0]["required"] = True

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reference_agent import scenarios
+from reference_agent import interactions, scenarios, status
 from reference_agent.config import AgentConfig
 from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
+from reference_agent.extensions import TELEMETRY
 from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskFilter, TaskRecord, format_timestamp
+from reference_agent.turn import Turn, new_trace_id, trace_id_of
 
 log = logging.getLogger("reference_agent")
 DEFAULT_PAGE_SIZE = 50
@@ -32,37 +34,8 @@ class Caller:
     agent_id: str
     subject: str
     base_url: str  # where this Agent's endpoint is reachable, for the URLs it hands out
-
-
-class _Turn:
-    """The scenarios' handle on one task (see :class:`reference_agent.scenarios.Turn`)."""
-
-    def __init__(self, engine: Engine, task: TaskRecord, base_url: str):
-        self.engine, self.task, self.base_url = engine, task, base_url
-        self.task_id, self.scenario = task.id, task.scenario
-
-    def set_state(self, state: str, text: str | None = None) -> None:
-        if state == self.task.state == "TASK_STATE_WORKING":
-            return
-        self.engine._set_status(self.task, state, text)
-
-    def add_artifact(self, name: str, parts: list[dict[str, Any]]) -> None:
-        artifact_id = f"{self.task.id}-{len(self.task.artifacts) + 1}"
-        self.task.artifacts.append({"artifactId": artifact_id, "name": name, "parts": parts})
-        self.engine.store.save(self.task)
-
-    def last_user_message(self) -> dict[str, Any]:
-        users = [m for m in self.task.history if m.get("role") == "ROLE_USER"]
-        return users[-1] if users else {}
-
-    def file_url(self, name: str) -> str:
-        return f"{self.base_url}/files/{self.task.id}/{name}"
-
-    def save_scenario(self) -> None:
-        self.engine.store.save(self.task)
-
-    def fault(self, name: str) -> bool:
-        return self.engine.config.fault(name)
+    extensions: frozenset[str] = frozenset()  # what this request activated
+    traceparent: str | None = None
 
 
 class Engine:
@@ -97,29 +70,38 @@ class Engine:
 
     async def _run(self, task: TaskRecord, base_url: str) -> None:
         try:
-            await scenarios.run(_Turn(self, task, base_url))
+            await scenarios.run(Turn(self, task, base_url))
         except asyncio.CancelledError:
             raise
         except Exception:  # a scenario bug must end its task, never the agent
             log.exception("scenario failed on task %s", task.id)
-            self._set_status(task, "TASK_STATE_FAILED", "The agent hit an internal error.")
+            self.set_status(task, "TASK_STATE_FAILED", "The agent hit an internal error.")
 
     # -- status changes and waiting
 
-    def _set_status(self, task: TaskRecord, state: str, text: str | None) -> None:
+    def set_status(
+        self,
+        task: TaskRecord,
+        state: str,
+        text: str | None,
+        *,
+        data: dict[str, Any] | None = None,
+        task_data: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a status change: ``data`` rides on the status message, ``task_data`` on the task."""
+        fault = self.config.fault
         task.seq, task.status_ts = self.store.next_status()
         task.state = state
-        task.status_message = None
-        if text is not None:
-            task.status_message = {
-                "messageId": f"{task.id}-status-{task.seq}",
-                "role": "ROLE_AGENT",
-                "parts": [{"text": text}],
-                "contextId": task.context_id,
-                "taskId": task.id,
-            }
-            if state in INTERRUPTED or state in TERMINAL:
-                task.history.append(task.status_message)
+        data, task_data = dict(data or {}), dict(task_data or {})
+        if state in TERMINAL or (fault("telemetry-before-end") and state == "TASK_STATE_WORKING"):
+            data[TELEMETRY] = status.telemetry(task.scenario, fault)
+            if state in TERMINAL:
+                task_data[TELEMETRY] = data[TELEMETRY]
+        if task_data:
+            task.metadata = {**(task.metadata or {}), **task_data}
+        task.status_message = status.message(task, state, text, data, fault)
+        if task.status_message and (state in INTERRUPTED or state in TERMINAL):
+            task.history.append(task.status_message)
         self.store.save(task)
         event = self._changed.pop(task.id, None)
         if event:
@@ -172,8 +154,7 @@ class Engine:
         return await self.wait_settled(task.id, wait_ms / 1000)
 
     def _continue(self, caller: Caller, message: dict[str, Any]) -> TaskRecord:
-        ignore = self._foreign_task_answers(caller, message, "cross-subject-continue")
-        task = self._owned(caller, message["taskId"], ignore_subject=ignore)
+        task = self._owned(caller, message["taskId"], ignore_subject=self.config.fault("cross-subject-continue"))
         mismatch = message.get("contextId") and message["contextId"] != task.context_id
         if mismatch and not self.config.fault("context-mismatch-accepted"):
             raise invalid_params([("message.contextId", "does not match the context of message.taskId")])
@@ -182,13 +163,21 @@ class Engine:
                 raise unsupported("The task has ended; start a new task.", "TASK_TERMINAL", taskId=task.id)
         elif task.state in ACTIVE:
             raise unsupported("The task is still running.", "CONTEXT_BUSY", taskId=task.id, contextId=task.context_id)
+        # An answer is judged before anything is recorded, so a refused one changes nothing.
+        verdict = interactions.on_reply(task.scenario, message, self.config.fault)
         message.update(taskId=task.id, contextId=task.context_id)
         with self.store.transaction():
             task.history.append(message)
             self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task.id)
+            if verdict == interactions.STAY:
+                data = interactions.open_data(task.scenario, self.config.fault)
+                self.set_status(task, task.state, interactions.reminder(task.scenario), data=data)
+                return task
             if task.state in TERMINAL:  # only under the fault above
                 task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
-            self._set_status(task, "TASK_STATE_WORKING", None)
+            else:
+                task.scenario["stage"] = "answered"
+            self.set_status(task, "TASK_STATE_WORKING", None)
         self._start_runner(task, caller.base_url)
         return task
 
@@ -208,6 +197,12 @@ class Engine:
             )
         scenario = scenarios.parse(message, self.config.max_scenario_ms)
         scenario["base_url"] = caller.base_url
+        # The W3C traceparent header, or the request's metadata.traceparent, names the trace to join.
+        traceparent = caller.traceparent or (metadata or {}).get("traceparent")
+        joined = (
+            None if fault("traceparent-ignored") else trace_id_of(traceparent if isinstance(traceparent, str) else None)
+        )
+        scenario["trace_id"] = joined or new_trace_id()
         with self.store.transaction():
             turn = self.store.next_turn(caller.agent_id, caller.subject, context_id)
             made_from = 0 if fault("one-task-per-context") else turn
@@ -239,15 +234,10 @@ class Engine:
         task = self.store.get(task_id)
         if runner is not None and task is not None and task.state not in TERMINAL:
             runner.cancel()
-            self._set_status(task, "TASK_STATE_FAILED", "The turn was dropped once its caller stopped waiting.")
+            self.set_status(task, "TASK_STATE_FAILED", "The turn was dropped once its caller stopped waiting.")
 
     def get(self, caller: Caller, task_id: str) -> TaskRecord:
         return self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
-
-    def _foreign_task_answers(self, caller: Caller, message: dict[str, Any], fault: str) -> bool:
-        """Under ``fault``, a task of another subject is served to this caller as if it were its own."""
-        task = self.store.get(message.get("taskId", ""))
-        return self.config.fault(fault) and task is not None and task.agent_id == caller.agent_id
 
     async def cancel(self, caller: Caller, task_id: str) -> TaskRecord:
         if self.config.fault("cancel-unknown-wrong-code") and self.store.get(task_id) is None:
@@ -273,7 +263,7 @@ class Engine:
                 await runner
         task = self.store.get(task_id)
         assert task is not None
-        self._set_status(task, "TASK_STATE_CANCELED", "Canceled at the caller's request.")
+        self.set_status(task, "TASK_STATE_CANCELED", "Canceled at the caller's request.")
         return task
 
     def list(self, caller: Caller, params: dict[str, Any]) -> tuple[list[TaskRecord], str, int, int]:

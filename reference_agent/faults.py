@@ -37,8 +37,10 @@ FAULTS: dict[str, Fault] = {
     "history-on-zero": Fault("GetTask returns history for historyLength 0", ("TASK-07",)),
     "history-by-default": Fault("GetTask returns history when historyLength is not given", ("TASK-08",)),
     "history-too-long": Fault("GetTask ignores a positive historyLength", ("TASK-09",)),
-    "new-task-on-retry": Fault("a retried messageId starts a new task", ("SEND-04",)),
-    "new-task-on-resume": Fault("an answer to an interrupted task starts a new task", ("TASK-03", "SEND-10")),
+    "new-task-on-retry": Fault("a retried messageId starts a new task", ("SEND-04", "INTER-10")),
+    "new-task-on-resume": Fault(
+        "an answer to an interrupted task starts a new task", ("TASK-03", "SEND-10", "INTER-05")
+    ),
     "ignores-wait-limit": Fault("a blocking SendMessage waits past a2aWaitMs", ("SEND-02",)),
     "ignores-return-immediately": Fault("returnImmediately is ignored: the call blocks", ("SEND-03",)),
     "abandons-background-turns": Fault("a task answered at once is dropped instead of worked on", ("SEND-03",)),
@@ -104,6 +106,49 @@ FAULTS: dict[str, Fault] = {
     "send-history-ignored": Fault("SendMessage ignores configuration.historyLength", ("SEND-12",)),
     "page-overfills": Fault("a ListTasks page holds one task more than pageSize", ("LIST-12",)),
     "extended-card-not-configured": Fault("GetExtendedAgentCard answers -32007 instead of -32004", ("UNSRV-03",)),
+    # -- the profile's extensions
+    "echo-unactivated-extension": Fault("every declared extension is echoed, activated or not", ("EXT-01",)),
+    "echo-only-v1": Fault("only the v1 extensions are echoed, whatever else was activated", ("EXT-01",)),
+    "echo-unknown-extension": Fault("an undeclared URI in A2A-Extensions is echoed", ("EXT-02",)),
+    "extension-data-in-parts": Fault("extension data rides in a data part instead of metadata", ("EXT-03",)),
+    "message-extensions-missing": Fault("a message with extension data does not list the URIs", ("EXT-04",)),
+    "interaction-answer-ignored": Fault(
+        "an answer under interactions/v1 in the reply's metadata is ignored", ("EXT-05", "INTER-05", "INTER-06")
+    ),
+    "interaction-without-id": Fault("an open interaction has no interactionId", ("EXT-06", "INTER-04")),
+    "approval-as-input-required": Fault("an approval pauses the task as INPUT_REQUIRED", ("INTER-01",)),
+    "question-as-auth-required": Fault("a question pauses the task as AUTH_REQUIRED", ("INTER-02",)),
+    "connection-kind-approval": Fault("a missing connection is shown as an approval", ("INTER-03",)),
+    "connection-not-resolved": Fault("value {connected: true} leaves the connection waiting", ("INTER-07",)),
+    "both-approved-and-value-accepted": Fault("an answer with both approved and value resolves", ("INTER-08",)),
+    "text-approves": Fault("a text reply approves a pending approval", ("INTER-09", "TIER-02")),
+    "wrong-interaction-id-accepted": Fault("an answer naming another interactionId resolves", ("INTER-11",)),
+    "prompt-only-in-metadata": Fault(
+        "an interaction's prompt is not in the status message's text", ("TIER-01", "TIER-03")
+    ),
+    "data-without-activation": Fault("extension data is answered to callers that did not activate it", ("TIER-04",)),
+    "core-gets-plan": Fault("plan steps and totals reach callers that activated no extension", ("TIER-05",)),
+    "v1-client-refused": Fault("a caller activating only the v1 extensions is refused with -32008", ("TIER-06",)),
+    "uncertain-marked-failed": Fault("a lost outcome fails the task instead of keeping it WORKING", ("EFF-01",)),
+    "uncertain-without-id": Fault("a lost outcome carries no effects/v1 data", ("EFF-01",)),
+    "uncertain-empty-id": Fault("effects/v1 uncertain is an empty string", ("EFF-02",)),
+    "plan-21-steps": Fault("a long plan shows more than 20 steps", ("PROG-01",)),
+    "plan-step-without-state": Fault("plan steps carry no state", ("PROG-02", "EXT-06")),
+    "no-plan": Fault("a turn with a plan answers no progress/v1 data", ("PROG-01",)),
+    "file-sha256-uppercase": Fault("files/v1 sha256 is written in uppercase hex", ("EXT-06",)),
+    "refusal-approves": Fault("approved: false runs the action as if approved", ("INTER-05",)),
+    "stale-plan-on-get": Fault("GetTask carries the first plan, not the latest", ("PROG-03",)),
+    "leaks-tool-call": Fault("a tool call and its result appear in the task's history", ("PROG-04",)),
+    "telemetry-without-totals": Fault("telemetry/v1 carries no totals", ("TEL-01",)),
+    "telemetry-missing-trace-id": Fault("telemetry/v1 carries no trace id", ("TEL-02",)),
+    "traceparent-ignored": Fault("a turn starts a new trace instead of joining the caller's", ("TEL-03",)),
+    "no-telemetry-on-get": Fault("GetTask of an ended task carries no telemetry", ("TEL-04",)),
+    "telemetry-before-end": Fault("working status updates carry telemetry", ("TEL-05",)),
+    "file-metadata-missing": Fault("file artifacts carry no files/v1 data", ("FILE-01",)),
+    "wrong-sha256": Fault("files/v1 sha256 is not the digest of the file's bytes", ("FILE-02",)),
+    "file-url-unfetchable": Fault("a url file part's URL answers 404", ("FILE-03",)),
+    "url-input-ignored": Fault("a url file part in a message is not read", ("FILE-04",)),
+    "version-not-growing": Fault("a changed file keeps version 1", ("FILE-05",)),
 }
 
 

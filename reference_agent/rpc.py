@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 import schemas
+from reference_agent import extensions
 from reference_agent.config import AgentConfig
 from reference_agent.engine import Caller, Engine
 from reference_agent.errors import RpcError, invalid_params, unsupported
@@ -122,7 +123,15 @@ class Dispatcher:
         except Exception:  # a bug answers -32603 for this request, never an HTTP failure
             log.exception("method %s failed", request.get("method"))
             return self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
+        if not self.config.fault("data-without-activation"):
+            result = extensions.visible(result, self._shown(caller))
         return {"jsonrpc": "2.0", "id": self._answer_id(request_id), "result": result}
+
+    def _shown(self, caller: Caller) -> frozenset[str]:
+        """The extensions whose data this caller sees: the ones its request activated."""
+        if self.config.fault("core-gets-plan"):
+            return caller.extensions | {extensions.PROGRESS, extensions.TELEMETRY}
+        return caller.extensions
 
     def _answer_id(self, request_id: Any) -> Any:
         if self.config.fault("wrong-response-id") and request_id is not None:
@@ -146,6 +155,10 @@ class Dispatcher:
                 metadata={"requestedVersion": version_header or "", "supportedVersions": "1.0"},
             )
         method = request["method"]
+        if fault("v1-client-refused") and caller.extensions == extensions.V1:
+            raise RpcError(
+                "ExtensionSupportRequiredError", "Activate every profile v2 extension.", reason="EXTENSION_REQUIRED"
+            )
         if method in UNSERVED:
             if method == "SendStreamingMessage" and fault("streaming-method-not-found"):
                 raise RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
@@ -205,6 +218,8 @@ class Dispatcher:
         rendered = render_task(task, self.config, history_length=params.get("historyLength"))
         if self.config.fault("get-task-without-artifacts"):
             rendered.pop("artifacts", None)
+        if self.config.fault("no-telemetry-on-get"):
+            rendered = extensions.visible(rendered, extensions.DECLARED - {extensions.TELEMETRY})
         if self.config.fault("get-task-stale-state") and task.state == "TASK_STATE_COMPLETED":
             rendered["status"]["state"] = "TASK_STATE_WORKING"
         return rendered

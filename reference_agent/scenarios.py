@@ -1,55 +1,62 @@
 """The scenario contract, as the reference agent implements it (see docs/scenario-contract.md).
 
-A message whose first text part reads ``scenario <name> [argument]`` runs that scenario as the turn.
-Any other message runs ``echo``. A scenario is a coroutine over a :class:`Turn`, the engine's view of
-one task, so the scenarios say what happens and the engine says how it is stored and announced.
+A message whose first part is a text ``scenario <name> [arguments]`` runs that scenario as the turn; any
+other message runs ``echo``. A scenario is a coroutine over a :class:`reference_agent.turn.Turn`, so the
+scenarios say what happens and the turn says how it is recorded.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import json
 import time
-from typing import Any, Protocol
+from typing import Any
+
+import aiohttp
+
+from reference_agent import interactions
+from reference_agent.extensions import EFFECTS, PROGRESS
+from reference_agent.turn import Turn
 
 CONTRACT_TAG = "scenario-contract/v1"
-SCENARIOS = ("complete", "echo", "ask", "slow", "fail")
+SCENARIOS = (
+    "complete", "echo", "ask", "slow", "fail", "approve", "connect", "uncertain", "plan", "file", "inspect", "tool",
+)  # fmt: skip
 DEFAULT_SLOW_MS = 2_000
-
-
-class Turn(Protocol):
-    task_id: str
-    scenario: dict[str, Any]
-
-    def set_state(self, state: str, text: str | None = None) -> None: ...
-    def add_artifact(self, name: str, parts: list[dict[str, Any]]) -> None: ...
-    def last_user_message(self) -> dict[str, Any]: ...
-    def file_url(self, name: str) -> str: ...
-    def save_scenario(self) -> None: ...
-    def fault(self, name: str) -> bool: ...
+DEFAULT_PLAN_STEPS = 3
+PLAN_LIMIT = 20  # progress/v1 shows at most 20 steps
+INSPECT_LIMIT = 8 * 1024 * 1024
 
 
 def parse(message: dict[str, Any], max_ms: int) -> dict[str, Any]:
-    """The scenario a message asks for, with its argument, as stored on the task."""
-    for part in message.get("parts", [])[:1]:  # the contract's command is the first part
-        if "text" in part:
-            words = part["text"].split()
-            if len(words) >= 2 and words[0].lower() == "scenario" and words[1].lower() in SCENARIOS:
-                name = words[1].lower()
-                scenario: dict[str, Any] = {"name": name, "stage": "start"}
-                if name == "slow":
-                    ms = DEFAULT_SLOW_MS
-                    if len(words) > 2 and words[2].isdigit():
-                        ms = int(words[2])
-                    scenario["ms"] = min(ms, max_ms)
-                return scenario
-    return {"name": "echo", "stage": "start", "plain": True}
+    """The scenario a message asks for, with its arguments, as stored on the task."""
+    first = (message.get("parts") or [{}])[0]
+    words = first.get("text", "").split() if isinstance(first, dict) else []
+    if len(words) < 2 or words[0].lower() != "scenario" or words[1].lower() not in SCENARIOS:
+        return {"name": "echo", "stage": "start", "plain": True}
+    name, args = words[1].lower(), words[2:]
+    scenario: dict[str, Any] = {"name": name, "stage": "start"}
+    if name in ("slow", "uncertain"):
+        default = DEFAULT_SLOW_MS if name == "slow" else max_ms
+        scenario["ms"] = min(int(args[0]) if args and args[0].isdigit() else default, max_ms)
+    elif name == "plan":
+        scenario["steps_wanted"] = min(int(args[0]) if args and args[0].isdigit() else DEFAULT_PLAN_STEPS, 1000)
+    elif name == "file":
+        scenario["path"] = args[0] if args else "notes.txt"
+        scenario["content"] = " ".join(args[1:])
+    elif name == "tool":
+        scenario["seed"] = args[0] if args else "seed"
+    return scenario
 
 
-def file_bytes(task_id: str, name: str) -> bytes:
-    """The bytes of a file the ``complete`` scenario publishes; derived, so nothing needs storing."""
+def tool_secret(seed: str) -> str:
+    """The string the ``tool`` scenario's tool call carries; the kit derives it the same way."""
+    return "tool-secret-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+
+
+def derived_file(task_id: str, name: str) -> bytes:
+    """The bytes of a file the ``complete`` scenario publishes."""
     digest = hashlib.sha256(f"{task_id}/{name}".encode()).hexdigest()
     return f"reference agent file {name} for task {task_id}\n{digest}\n".encode()
 
@@ -79,49 +86,173 @@ def _broken_echo(parts: list[dict[str, Any]], fault) -> list[dict[str, Any]]:
 
 async def run(turn: Turn) -> None:
     """Run the turn's scenario from wherever it stands (a fresh start, a resume, or after an answer)."""
-    scenario = turn.scenario
-    name, stage = scenario["name"], scenario.get("stage", "start")
-    turn.set_state("TASK_STATE_WORKING", "Working on it.")
-    if name == "complete":
-        raw = file_bytes(turn.task_id, "report.bin")
-        turn.add_artifact("summary", [{"text": "The scenario completed.", "mediaType": "text/plain"}])
-        turn.add_artifact(
-            "report.bin",
-            [
-                {
-                    "raw": base64.b64encode(raw).decode(),
-                    "filename": "report.bin",
-                    "mediaType": "application/octet-stream",
-                }
-            ],
+    turn.set_state("TASK_STATE_WORKING", "Working on it." if turn.scenario.get("stage") == "start" else None)
+    await RUNNERS[turn.scenario["name"]](turn)
+
+
+async def _complete(turn: Turn) -> None:
+    turn.step()
+    turn.add_artifact("summary", [{"text": "The scenario completed.", "mediaType": "text/plain"}])
+    turn.publish_file(
+        "report.bin",
+        derived_file(turn.task_id, "report.bin"),
+        inline=True,
+        link=False,
+        media_type="application/octet-stream",
+    )
+    if not turn.fault("complete-without-url-part"):
+        turn.publish_file(
+            "report.txt", derived_file(turn.task_id, "report.txt"), inline=False, link=True, media_type="text/plain"
         )
-        if not turn.fault("complete-without-url-part"):
-            turn.add_artifact(
-                "report.txt",
-                [{"url": turn.file_url("report.txt"), "filename": "report.txt", "mediaType": "text/plain"}],
+    turn.add_artifact("result", [{"data": {"scenario": "complete", "ok": True}, "mediaType": "application/json"}])
+    turn.set_state("TASK_STATE_COMPLETED", "Done.")
+
+
+async def _echo(turn: Turn) -> None:
+    turn.step()
+    turn.add_artifact("echo", _broken_echo(_echo_parts(turn.last_user_message()), turn.fault))
+    turn.set_state("TASK_STATE_COMPLETED", "Echoed.")
+
+
+async def _ask(turn: Turn) -> None:
+    if turn.scenario["stage"] == "start":
+        interactions.pause(turn, "question", "Which colour should the report use?", {"choices": ["blue", "green"]})
+        return
+    turn.step()
+    turn.add_artifact("answer", [{"text": f"answer: {turn.scenario['answer'].get('value')}"}])
+    turn.set_state("TASK_STATE_COMPLETED", "Thanks, done.")
+
+
+async def _approve(turn: Turn) -> None:
+    if turn.scenario["stage"] == "start":
+        detail = {"action": "refund", "order": "demo-123", "amountUsd": 42.5}
+        interactions.pause(turn, "approval", "May I refund order demo-123 ($42.50)?", detail)
+        return
+    turn.step()
+    if turn.scenario["answer"].get("approved") or turn.fault("refusal-approves"):
+        turn.add_artifact("approved-action", [{"text": "approved action ran: order demo-123 refunded"}])
+        turn.set_state("TASK_STATE_COMPLETED", "Refund made.")
+    else:
+        turn.set_state("TASK_STATE_COMPLETED", "Not approved: the refund was not made.")
+
+
+async def _connect(turn: Turn) -> None:
+    if turn.scenario["stage"] == "start":
+        detail = {"connection": "calendar", "provider": "example-calendar"}
+        interactions.pause(turn, "connection", "Connect your calendar so I can read your meetings.", detail)
+        return
+    turn.step()
+    turn.add_artifact("connected-action", [{"text": "connected action ran: 3 meetings read"}])
+    turn.set_state("TASK_STATE_COMPLETED", "Read your calendar.")
+
+
+async def _slow(turn: Turn) -> None:
+    deadline = turn.scenario.setdefault("deadline", time.time() + turn.scenario["ms"] / 1000)
+    turn.save_scenario()
+    await asyncio.sleep(max(0.0, deadline - time.time()))
+    turn.step()
+    turn.add_artifact("slow", [{"text": f"worked for {turn.scenario['ms']} ms"}])
+    turn.set_state("TASK_STATE_COMPLETED", "Done, slowly.")
+
+
+async def _fail(turn: Turn) -> None:
+    failed = "TASK_STATE_COMPLETED" if turn.fault("fail-reported-completed") else "TASK_STATE_FAILED"
+    turn.set_state(failed, "The scenario failed, as asked.")
+
+
+async def _uncertain(turn: Turn) -> None:
+    """A payment whose outcome is lost: the task stays WORKING, saying which effect is uncertain."""
+    turn.step()
+    if turn.fault("uncertain-marked-failed"):
+        turn.set_state("TASK_STATE_FAILED", "The payment's outcome is unknown.")
+        return
+    effect = "" if turn.fault("uncertain-empty-id") else f"effect-{turn.task_id}-payment"
+    data = {} if turn.fault("uncertain-without-id") else {EFFECTS: {"uncertain": effect}}
+    turn.set_state("TASK_STATE_WORKING", "The payment's outcome is unknown; checking before going on.", data=data)
+    deadline = turn.scenario.setdefault("deadline", time.time() + turn.scenario["ms"] / 1000)
+    turn.save_scenario()
+    await asyncio.sleep(max(0.0, deadline - time.time()))
+    turn.set_state("TASK_STATE_COMPLETED", "The payment went through.")
+
+
+def _plan_view(labels: list[str], done: int, fault) -> dict[str, Any]:
+    """The plan as progress/v1 shows it: steps beyond the 20th are folded into the last one."""
+    limit = len(labels) if fault("plan-21-steps") else PLAN_LIMIT
+    shown = labels if len(labels) <= limit else [*labels[: limit - 1], f"Steps {limit} to {len(labels)}"]
+    steps = []
+    for i, label in enumerate(shown):
+        finished = done >= len(labels) if i == len(shown) - 1 and len(shown) < len(labels) else i < done
+        state = "done" if finished else "active" if i == min(done, len(shown) - 1) else "pending"
+        step = {"label": label, "state": state, "note": "" if state != "done" else "finished"}
+        if fault("plan-step-without-state"):
+            del step["state"]
+        steps.append(step)
+    return {"steps": steps}
+
+
+async def _plan(turn: Turn) -> None:
+    labels = [f"Step {i + 1} of the plan" for i in range(turn.scenario["steps_wanted"])]
+    first_view = _plan_view(labels, 0, turn.fault)
+    for done in range(len(labels) + 1):
+        view = _plan_view(labels, done, turn.fault)
+        task_view = first_view if turn.fault("stale-plan-on-get") else view
+        data, task_data = ({}, {}) if turn.fault("no-plan") else ({PROGRESS: view}, {PROGRESS: task_view})
+        if done < len(labels):
+            turn.set_state("TASK_STATE_WORKING", f"{labels[done]}.", data=data, task_data=task_data)
+            turn.step()
+        else:
+            turn.set_state("TASK_STATE_COMPLETED", "The plan is done.", data=data, task_data=task_data)
+
+
+async def _file(turn: Turn) -> None:
+    path, content = turn.scenario["path"], turn.scenario["content"]
+    if path.startswith("/") or ".." in path.split("/"):
+        turn.set_state("TASK_STATE_FAILED", "A file's path is relative to the agent's outputs.")
+        return
+    turn.step()
+    turn.publish_file(path, content.encode(), inline=True, link=True, media_type="text/plain")
+    turn.set_state("TASK_STATE_COMPLETED", f"Wrote {path}.")
+
+
+async def _inspect(turn: Turn) -> None:
+    """Fetch every url part of the message and report each file's size and sha256."""
+    reports = []
+    timeout = aiohttp.ClientTimeout(total=10)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        for part in turn.last_user_message().get("parts", []):
+            if "url" not in part:
+                continue
+            try:
+                async with session.get(part["url"], allow_redirects=False) as response:
+                    data = await response.content.read(INSPECT_LIMIT + 1)
+                    status = response.status
+            except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+                reports.append({"url": part["url"], "error": type(exc).__name__})
+                continue
+            if turn.fault("url-input-ignored"):
+                data = b""
+            reports.append(
+                {"url": part["url"], "status": status, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             )
-        turn.add_artifact("result", [{"data": {"scenario": "complete", "ok": True}, "mediaType": "application/json"}])
-        turn.set_state("TASK_STATE_COMPLETED", "Done.")
-    elif name == "echo":
-        parts = _echo_parts(turn.last_user_message())
-        parts = _broken_echo(parts, turn.fault)
-        turn.add_artifact("echo", parts)
-        turn.set_state("TASK_STATE_COMPLETED", "Echoed.")
-    elif name == "ask":
-        if stage == "start":
-            scenario["stage"] = "asked"
-            turn.save_scenario()
-            turn.set_state("TASK_STATE_INPUT_REQUIRED", "Which colour should the report use?")
-            return
-        answer = " ".join(p["text"] for p in turn.last_user_message().get("parts", []) if "text" in p)
-        turn.add_artifact("answer", [{"text": f"answer: {answer}"}])
-        turn.set_state("TASK_STATE_COMPLETED", "Thanks, done.")
-    elif name == "slow":
-        deadline = scenario.setdefault("deadline", time.time() + scenario["ms"] / 1000)
-        turn.save_scenario()
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-        turn.add_artifact("slow", [{"text": f"worked for {scenario['ms']} ms"}])
-        turn.set_state("TASK_STATE_COMPLETED", "Done, slowly.")
-    elif name == "fail":
-        failed = "TASK_STATE_COMPLETED" if turn.fault("fail-reported-completed") else "TASK_STATE_FAILED"
-        turn.set_state(failed, "The scenario failed, as asked.")
+    turn.step(len(reports))
+    turn.add_artifact("inspection", [{"data": {"inspected": reports}, "mediaType": "application/json"}])
+    turn.set_state("TASK_STATE_COMPLETED", f"Inspected {len(reports)} file(s).")
+
+
+async def _tool(turn: Turn) -> None:
+    """Use a tool whose arguments and result carry a secret; the caller must see neither."""
+    secret = tool_secret(turn.scenario["seed"])
+    call = {"name": "lookup_order", "arguments": {"query": secret}}
+    result = {"record": f"{secret}-result"}
+    turn.set_state("TASK_STATE_WORKING", "Looking that up.")
+    turn.step()
+    if turn.fault("leaks-tool-call"):
+        turn.add_agent_message([{"data": {"toolCall": call, "toolResult": result}}])
+    turn.add_artifact("lookup", [{"text": "The lookup is done: the order exists."}])
+    turn.set_state("TASK_STATE_COMPLETED", "Looked it up.")
+
+
+RUNNERS = {
+    "complete": _complete, "echo": _echo, "ask": _ask, "approve": _approve, "connect": _connect, "slow": _slow,
+    "fail": _fail, "uncertain": _uncertain, "plan": _plan, "file": _file, "inspect": _inspect, "tool": _tool,
+}  # fmt: skip

@@ -43,6 +43,17 @@ CREATE TABLE IF NOT EXISTS message_ids (
   task_id TEXT NOT NULL,
   PRIMARY KEY (agent_id, subject, message_id)
 );
+CREATE TABLE IF NOT EXISTS files (
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  context_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  task_id TEXT NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (task_id, path)
+);
+CREATE INDEX IF NOT EXISTS files_by_path ON files (agent_id, subject, context_id, path, version);
 CREATE TABLE IF NOT EXISTS contexts (
   agent_id TEXT NOT NULL,
   subject TEXT NOT NULL,
@@ -162,6 +173,29 @@ class Store:
 
     def remember_message(self, agent_id: str, subject: str, message_id: str, task_id: str) -> None:
         self.db.execute("INSERT OR IGNORE INTO message_ids VALUES (?,?,?,?)", (agent_id, subject, message_id, task_id))
+
+    # -- the agent's outputs: one conversation's files, versioned by path
+
+    def file_version(self, task: TaskRecord, path: str, data: bytes) -> int:
+        """The version ``data`` gets at ``path``: the latest one if unchanged, else the next."""
+        row = self.db.execute(
+            "SELECT version, data FROM files WHERE agent_id=? AND subject=? AND context_id=? AND path=? "
+            "ORDER BY version DESC LIMIT 1",
+            (task.agent_id, task.subject, task.context_id, path),
+        ).fetchone()
+        if row is None:
+            return 1
+        return row["version"] if bytes(row["data"]) == data else row["version"] + 1
+
+    def save_file(self, task: TaskRecord, path: str, version: int, data: bytes) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
+            (task.agent_id, task.subject, task.context_id, path, version, task.id, data),
+        )
+
+    def load_file(self, task_id: str, path: str) -> bytes | None:
+        row = self.db.execute("SELECT data FROM files WHERE task_id=? AND path=?", (task_id, path)).fetchone()
+        return bytes(row["data"]) if row else None
 
     # -- tasks
 

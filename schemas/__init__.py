@@ -133,3 +133,30 @@ def error_codes() -> dict[str, int]:
 
 def error_code(name: str) -> int:
     return error_codes()[name]
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A profile extension as its schema declares it (``x-a2a-extension``): URI, version, where it rides."""
+
+    uri: str
+    since: str
+    document: str  # the schema document's reference, e.g. extensions/progress-v1.json
+    on: dict[str, str]  # location (agent-message, user-message, status-update, task, artifact) → schema ref
+
+    def ref(self, location: str) -> str | None:
+        fragment = self.on.get(location)
+        return None if fragment is None else self.document + fragment
+
+
+@cache
+def extensions() -> dict[str, Extension]:
+    """The profile's extensions by URI, read from ``schemas/extensions/``."""
+    found = {}
+    for uri, document in documents().items():
+        declared = document.get("x-a2a-extension")
+        if declared:
+            found[declared["uri"]] = Extension(
+                uri=declared["uri"], since=declared["since"], document=uri.removeprefix(BASE), on=declared["on"]
+            )
+    return found

@@ -190,3 +190,9 @@ def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(t
     contract = [t for t in skipped if "does not advertise scenario" in verdicts.messages[t]]
     assert contract and verdicts.with_outcome("passed"), verdicts.summary()
     assert all(verdicts.messages[t].startswith("not applicable:") for t in skipped), verdicts.messages
+
+
+def test_summary_reports_the_tier_claimed_and_reached(tmp_path):
+    verdicts = run_suites(tmp_path, "--reference-fault=text-approves", "--req=INTER-09,TASK-05", "-n", "2")
+    assert verdicts.returncode == 1, verdicts.output[-3000:]
+    assert "tier claimed: Profile v2; tier reached: A2A 1.0 core (failures at Profile v1)" in verdicts.output

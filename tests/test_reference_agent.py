@@ -144,3 +144,16 @@ def test_whole_number_written_as_float_is_an_int(running_agent):
     task = client.call("SendMessage", params).task
     assert len(task.get("history") or []) <= 1
     assert client.call("ListTasks", {"pageSize": 2.0}).result["pageSize"] == 2
+
+
+def test_every_fault_the_code_asks_about_is_a_named_fault():
+    import re
+    from pathlib import Path
+
+    from reference_agent.faults import FAULTS
+
+    source = "\n".join(p.read_text() for p in Path("reference_agent").glob("*.py") if p.name != "faults.py")
+    asked = set(re.findall(r"""\bfault\(\s*["']([a-z0-9.-]+)["']""", source))
+    assert asked, "the reference agent asks about no fault"
+    assert asked <= set(FAULTS), f"unknown faults asked about: {sorted(asked - set(FAULTS))}"
+    assert set(FAULTS) <= asked, f"faults never asked about: {sorted(set(FAULTS) - asked)}"

@@ -222,9 +222,19 @@ def _targets(cases: list[Case]) -> set[str]:
 DOCUMENT_PATHS = sorted(uri.removeprefix(schemas.BASE) for uri in schemas.documents())
 
 
-@pytest.mark.parametrize("path", [p for p in DOCUMENT_PATHS if not p.startswith("methods/")])
+@pytest.mark.parametrize("path", [p for p in DOCUMENT_PATHS if not p.startswith(("methods/", "extensions/"))])
 def test_every_a2a_and_jsonrpc_document_has_good_examples(path):
     assert path in _targets(GOOD)
+
+
+EXTENSION_TARGETS = sorted(
+    {ext.document + fragment for ext in schemas.extensions().values() for fragment in ext.on.values()}
+)
+
+
+@pytest.mark.parametrize("target", EXTENSION_TARGETS)
+def test_every_extension_shape_has_good_and_bad_examples(target):
+    assert target in _targets(GOOD) and target in _targets(BAD)
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))

@@ -1,0 +1,119 @@
+"""One turn as the scenarios see it: status changes with extension data, artifacts, files, telemetry.
+
+The scenarios say what happens; this handle says how it is recorded. Every status change goes through
+the engine (so waiters wake and the order of changes is kept); the profile's extension data is always
+recorded, and :mod:`reference_agent.extensions` hides what a request did not activate.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from reference_agent.extensions import FILES
+from reference_agent.store import TaskRecord
+
+if TYPE_CHECKING:
+    from reference_agent.engine import Engine
+
+TRACEPARENT_VERSION = "00"
+
+
+def trace_id_of(traceparent: str | None) -> str | None:
+    """The trace id of a W3C ``traceparent`` (``00-<32 hex>-<16 hex>-<2 hex>``), if it is a valid one."""
+    parts = (traceparent or "").strip().lower().split("-")
+    if len(parts) != 4 or parts[0] != TRACEPARENT_VERSION:
+        return None
+    trace_id, span_id = parts[1], parts[2]
+    valid = len(trace_id) == 32 and len(span_id) == 16 and all(c in "0123456789abcdef" for c in trace_id + span_id)
+    return trace_id if valid and set(trace_id) != {"0"} and set(span_id) != {"0"} else None
+
+
+def new_trace_id() -> str:
+    return secrets.token_hex(16)
+
+
+class Turn:
+    """The scenarios' handle on one task."""
+
+    def __init__(self, engine: Engine, task: TaskRecord, base_url: str):
+        self.engine, self.task, self.base_url = engine, task, base_url
+        self.task_id, self.scenario = task.id, task.scenario
+
+    def fault(self, name: str) -> bool:
+        return self.engine.config.fault(name)
+
+    def set_state(
+        self,
+        state: str,
+        text: str | None = None,
+        *,
+        data: dict[str, Any] | None = None,
+        task_data: dict[str, Any] | None = None,
+    ) -> None:
+        """A status change; ``data`` rides on its status message, ``task_data`` on the task (GetTask)."""
+        if state == self.task.state == "TASK_STATE_WORKING" and text is None and not data:
+            return
+        self.engine.set_status(self.task, state, text, data=data, task_data=task_data)
+
+    def step(self, count: int = 1) -> None:
+        """Count work done, for the turn's telemetry totals."""
+        self.scenario["steps"] = self.scenario.get("steps", 0) + count
+        self.save_scenario()
+
+    def add_artifact(self, name: str, parts: list[dict[str, Any]], *, metadata: dict[str, Any] | None = None) -> None:
+        artifact: dict[str, Any] = {"artifactId": f"{self.task.id}-{len(self.task.artifacts) + 1}", "name": name}
+        artifact["parts"] = parts
+        if metadata:
+            artifact["metadata"] = metadata
+            artifact["extensions"] = sorted(metadata)
+        self.task.artifacts.append(artifact)
+        self.engine.store.save(self.task)
+
+    def publish_file(self, path: str, data: bytes, *, inline: bool, link: bool, media_type: str) -> None:
+        """Write ``path`` in the agent's outputs and add it as an artifact with its files/v1 data."""
+        store = self.engine.store
+        version = 1 if self.fault("version-not-growing") else store.file_version(self.task, path, data)
+        name = path.rsplit("/", 1)[-1]
+        store.save_file(self.task, path, version, data)
+        parts: list[dict[str, Any]] = []
+        if inline:
+            parts.append({"raw": _b64(data), "filename": name, "mediaType": media_type})
+        if link:
+            served = path + ".missing" if self.fault("file-url-unfetchable") else path
+            parts.append({"url": self.file_url(served), "filename": name, "mediaType": media_type})
+        digest = hashlib.sha256(data + (b"x" if self.fault("wrong-sha256") else b"")).hexdigest()
+        if self.fault("file-sha256-uppercase"):
+            digest = digest.upper()
+        file = {"kind": "file", "version": version, "size": len(data), "sha256": digest, "path": path}
+        self.add_artifact(name, parts, metadata=None if self.fault("file-metadata-missing") else {FILES: file})
+
+    def last_user_message(self) -> dict[str, Any]:
+        users = [m for m in self.task.history if m.get("role") == "ROLE_USER"]
+        return users[-1] if users else {}
+
+    def add_agent_message(self, parts: list[dict[str, Any]]) -> None:
+        """A message of the agent's own into the task's history (not a status change)."""
+        self.task.history.append(
+            {
+                "messageId": f"{self.task.id}-note-{len(self.task.history)}",
+                "role": "ROLE_AGENT",
+                "parts": parts,
+                "contextId": self.task.context_id,
+                "taskId": self.task.id,
+            }
+        )
+        self.engine.store.save(self.task)
+
+    def file_url(self, path: str) -> str:
+        return f"{self.base_url}/files/{self.task.id}/{quote(path)}"
+
+    def save_scenario(self) -> None:
+        self.engine.store.save(self.task)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()

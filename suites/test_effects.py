@@ -1,0 +1,43 @@
+"""effects/v1: a step whose outcome was lost keeps the task WORKING and says which effect is uncertain."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixtures import drivers, extensions
+from fixtures.client import A2AClient
+
+pytestmark = pytest.mark.scenario("uncertain")
+
+
+def _uncertain(client: A2AClient) -> tuple[dict, dict]:
+    task = client.send(drivers.scenario("uncertain"), return_immediately=True).task
+    seen = drivers.wait_for(
+        client,
+        task["id"],
+        lambda t: drivers.state(t) in drivers.TERMINAL or extensions.read(t, extensions.EFFECTS) is not None,
+    )
+    return task, seen
+
+
+@pytest.mark.req("EFF-01")
+def test_lost_outcome_keeps_the_task_working(v2_client: A2AClient):
+    task, seen = _uncertain(v2_client)
+    try:
+        if drivers.state(seen) != "TASK_STATE_WORKING":
+            v2_client.get_task(task["id"]).fail("a step whose outcome was lost keeps the task WORKING")
+        if "uncertain" not in (extensions.read(seen, extensions.EFFECTS) or {}):
+            v2_client.get_task(task["id"]).fail("the status update must carry effects/v1 uncertain")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("EFF-02")
+def test_uncertain_names_the_effect(v2_client: A2AClient):
+    task, seen = _uncertain(v2_client)
+    try:
+        uncertain = (extensions.read(seen, extensions.EFFECTS) or {}).get("uncertain")
+        if not isinstance(uncertain, str) or not uncertain:
+            v2_client.get_task(task["id"]).fail("effects/v1 uncertain is the id of the effect: a non-empty string")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])

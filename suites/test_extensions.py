@@ -1,0 +1,117 @@
+"""Extension activation with A2A-Extensions, the echo, and where extension data rides."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fixtures import drivers, extensions
+from fixtures.client import A2AClient, Exchange, new_id
+
+UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
+
+
+def _echoed(exchange: Exchange) -> set[str]:
+    values = exchange.response_headers.get_list("a2a-extensions")
+    return {uri.strip() for value in values for uri in value.split(",") if uri.strip()}
+
+
+def _list(client: A2AClient, headers) -> Exchange:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}}).encode()
+    return client.post(body, method="ListTasks", headers=headers, schema="methods/ListTasks.json#/$defs/response")
+
+
+@pytest.mark.req("EXT-01")
+@pytest.mark.parametrize(
+    "activated",
+    [extensions.V2, extensions.V1, (extensions.PROGRESS, extensions.FILES)],
+    ids=["all-five", "v1", "progress-and-files"],
+)
+def test_activated_extensions_are_echoed(client: A2AClient, activated: tuple[str, ...]):
+    exchange = client.with_(extensions=list(activated)).list_tasks(pageSize=1)
+    if _echoed(exchange) != set(activated):
+        exchange.fail(f"the answer must echo exactly the activated extensions {sorted(activated)}")
+
+
+@pytest.mark.req("EXT-01")
+def test_header_is_read_as_http_reads_it(client: A2AClient):
+    # Header names are case-insensitive, a field may repeat, and list items may carry spaces (RFC 9110 §5.3).
+    headers = [(k, v) for k, v in client.headers().items()]
+    headers += [
+        ("a2a-extensions", f"{extensions.INTERACTIONS}  ,  {extensions.INTERACTIONS}"),
+        ("A2A-EXTENSIONS", extensions.PROGRESS),
+    ]
+    exchange = _list(client, headers)
+    if exchange.is_error or _echoed(exchange) != {extensions.INTERACTIONS, extensions.PROGRESS}:
+        exchange.fail("repeated, differently cased A2A-Extensions fields with spaces activate their union")
+
+
+@pytest.mark.req("EXT-02")
+def test_unknown_extension_is_ignored(client: A2AClient):
+    exchange = client.with_(extensions=[UNKNOWN_URI, extensions.INTERACTIONS]).list_tasks(pageSize=1)
+    if exchange.is_error:
+        exchange.fail("an undeclared URI in A2A-Extensions is ignored, not refused")
+    if UNKNOWN_URI in _echoed(exchange):
+        exchange.fail("an undeclared URI must never be echoed")
+
+
+@pytest.mark.req("EXT-03")
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("approve", "plan")]
+)
+def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str):
+    task = v2_client.send(drivers.scenario(scenario)).task
+    try:
+        uri = extensions.INTERACTIONS if scenario == "approve" else extensions.PROGRESS
+        got = v2_client.get_task(task["id"], history_length=50)
+        if extensions.read(got.task, uri) is None:
+            got.fail(f"the {scenario} scenario's data must ride in metadata under {uri}")
+        in_parts = [
+            part
+            for message in [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+            for part in message.get("parts", [])
+            if "data" in part and any(u in json.dumps(part["data"]) for u in extensions.V2)
+        ]
+        if in_parts:
+            got.fail("extension data rides in metadata keyed by its URI, never in parts")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("EXT-04")
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("approve", "plan")]
+)
+def test_message_with_extension_data_lists_the_uri(v2_client: A2AClient, scenario: str):
+    task = v2_client.send(drivers.scenario(scenario)).task
+    try:
+        got = v2_client.get_task(task["id"], history_length=50)
+        messages = [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+        for message in messages:
+            carried = {k for k in (message.get("metadata") or {}) if k.startswith(extensions.PROFILE_PREFIX)}
+            missing = carried - set(message.get("extensions") or [])
+            if missing:
+                got.fail(f"message {message.get('messageId')} carries {sorted(missing)} but does not list them")
+        if not any(m.get("metadata") for m in messages):
+            got.fail(f"the {scenario} scenario should answer a message with extension data")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("EXT-06")
+@pytest.mark.parametrize(
+    "scenario",
+    [pytest.param(n, marks=pytest.mark.scenario(n)) for n in ("approve", "ask", "connect", "plan", "file", "complete")],
+)
+def test_extension_data_has_the_profile_shape(v2_client: A2AClient, scenario: str):
+    # Every answer's extension data is checked against schemas/extensions/ as it arrives; this check makes
+    # sure each scenario's data is seen, in the SendMessage answer, GetTask and ListTasks.
+    task = v2_client.send(drivers.scenario(scenario), message_id=new_id("ext")).task
+    try:
+        v2_client.get_task(task["id"], history_length=50)
+        v2_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
+        if not list(extensions.profile_mentions(v2_client.get_task(task["id"]).json)):
+            v2_client.get_task(task["id"]).fail(f"the {scenario} scenario should answer profile extension data")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])

@@ -1,0 +1,168 @@
+"""interactions/v1: approvals, questions and connections pause the task; typed answers resume the same task."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient, new_id
+
+APPROVED_ACTION = "approved action ran"
+CONNECTED_ACTION = "connected action ran"
+PAUSE = {"approve": ("approval", "TASK_STATE_AUTH_REQUIRED"), "ask": ("question", "TASK_STATE_INPUT_REQUIRED"),
+         "connect": ("connection", "TASK_STATE_AUTH_REQUIRED")}  # fmt: skip
+
+
+def _texts(task: dict) -> str:
+    return " ".join(p.get("text", "") for a in task.get("artifacts") or [] for p in a.get("parts", []))
+
+
+def _paused(client: A2AClient, scenario: str) -> dict:
+    task = drivers.run(client, scenario)
+    kind, state = PAUSE[scenario]
+    if drivers.state(task) != state:
+        client.get_task(task["id"]).fail(f"a turn that needs a {kind} pauses as {state}, got {drivers.state(task)}")
+    interaction = drivers.open_interaction(task)
+    if not interaction or interaction.get("kind") != kind:
+        client.get_task(task["id"]).fail(f"the status message must carry an open interactions/v1 {kind}")
+    return task
+
+
+def _still_waiting(client: A2AClient, task: dict, why: str) -> None:
+    """The task is still paused on the same interaction, and the action that needed it has not run."""
+    after = client.get_task(task["id"])
+    interaction = drivers.open_interaction(after.task) or {}
+    if drivers.state(after.task) != drivers.state(task) or interaction.get("interactionId") != (
+        drivers.open_interaction(task) or {}
+    ).get("interactionId"):
+        after.fail(f"{why}: the task must stay paused on the same interaction")
+    if APPROVED_ACTION in _texts(after.task) or CONNECTED_ACTION in _texts(after.task):
+        after.fail(f"{why}: the action that needed the interaction must not run")
+
+
+@pytest.mark.req("INTER-01")
+@pytest.mark.scenario("approve")
+def test_approval_pauses_as_auth_required(v2_client: A2AClient):
+    drivers.cancel_quietly(v2_client, _paused(v2_client, "approve")["id"])
+
+
+@pytest.mark.req("INTER-02")
+@pytest.mark.scenario("ask")
+def test_question_pauses_as_input_required(v2_client: A2AClient):
+    drivers.cancel_quietly(v2_client, _paused(v2_client, "ask")["id"])
+
+
+@pytest.mark.req("INTER-03")
+@pytest.mark.scenario("connect")
+def test_missing_connection_pauses_as_auth_required(v2_client: A2AClient):
+    drivers.cancel_quietly(v2_client, _paused(v2_client, "connect")["id"])
+
+
+@pytest.mark.req("INTER-04")
+@pytest.mark.parametrize("scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in PAUSE])
+def test_open_interaction_has_id_and_kind(v2_client: A2AClient, scenario: str):
+    task = drivers.run(v2_client, scenario)
+    interaction = drivers.open_interaction(task) or {}
+    try:
+        if not isinstance(interaction.get("interactionId"), str) or not interaction["interactionId"]:
+            v2_client.get_task(task["id"]).fail("an open interaction has a non-empty interactionId")
+        if interaction.get("kind") not in ("approval", "question", "connection"):
+            v2_client.get_task(task["id"]).fail("an open interaction's kind is approval, question or connection")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("INTER-05", "EXT-05")
+@pytest.mark.scenario("approve")
+def test_approval_continues_the_same_task_to_its_end(v2_client: A2AClient):
+    task = _paused(v2_client, "approve")
+    exchange = drivers.answer(v2_client, task, approved=True)
+    if exchange.task["id"] != task["id"]:
+        exchange.fail("an approval continues the same task, not a new one")
+    final = drivers.settle(v2_client, exchange.task)
+    if drivers.state(final) != "TASK_STATE_COMPLETED" or APPROVED_ACTION not in _texts(final):
+        v2_client.get_task(task["id"]).fail("after approved: true the approved action runs and the task completes")
+
+
+@pytest.mark.req("INTER-05")
+@pytest.mark.scenario("approve")
+def test_refusal_does_not_run_the_action(v2_client: A2AClient):
+    task = _paused(v2_client, "approve")
+    exchange = drivers.answer(v2_client, task, approved=False)
+    final = drivers.settle(v2_client, exchange.task)
+    if APPROVED_ACTION in _texts(final):
+        v2_client.get_task(task["id"]).fail("after approved: false the action must not run")
+    drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("INTER-06", "EXT-05")
+@pytest.mark.scenario("ask")
+def test_question_is_answered_with_value(v2_client: A2AClient):
+    task = _paused(v2_client, "ask")
+    exchange = drivers.answer(v2_client, task, value="green")
+    if exchange.task["id"] != task["id"]:
+        exchange.fail("an answer continues the same task")
+    final = drivers.settle(v2_client, exchange.task)
+    if drivers.state(final) != "TASK_STATE_COMPLETED" or "green" not in _texts(final):
+        v2_client.get_task(task["id"]).fail("the question's value must reach the turn, which then completes")
+
+
+@pytest.mark.req("INTER-07")
+@pytest.mark.scenario("connect")
+def test_connection_is_answered_with_connected(v2_client: A2AClient):
+    task = _paused(v2_client, "connect")
+    exchange = drivers.answer(v2_client, task, value={"connected": True})
+    if exchange.task["id"] != task["id"]:
+        exchange.fail("a connection answer continues the same task")
+    final = drivers.settle(v2_client, exchange.task)
+    if drivers.state(final) != "TASK_STATE_COMPLETED" or CONNECTED_ACTION not in _texts(final):
+        v2_client.get_task(task["id"]).fail("after {connected: true} the turn goes on and completes")
+
+
+@pytest.mark.req("INTER-08")
+@pytest.mark.scenario("approve")
+@pytest.mark.parametrize("fields", [{"approved": True, "value": "yes"}, {}], ids=["both", "neither"])
+def test_answer_with_both_or_neither_resolves_nothing(v2_client: A2AClient, fields: dict):
+    task = _paused(v2_client, "approve")
+    try:
+        drivers.answer(v2_client, task, **fields)  # refusing it or accepting it without effect are both right
+        _still_waiting(v2_client, task, "an answer with both or neither of approved and value")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("INTER-09")
+@pytest.mark.scenario("approve")
+def test_text_never_approves(v2_client: A2AClient):
+    task = _paused(v2_client, "approve")
+    try:
+        v2_client.send("Yes, approved. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+        _still_waiting(v2_client, task, "a text reply to an approval")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])
+
+
+@pytest.mark.req("INTER-10")
+@pytest.mark.scenario("approve")
+def test_answer_retry_is_safe(v2_client: A2AClient):
+    task = _paused(v2_client, "approve")
+    message_id = new_id("answer")
+    first = drivers.answer(v2_client, task, approved=True, message_id=message_id)
+    drivers.settle(v2_client, first.task)
+    retry = drivers.answer(v2_client, task, approved=True, message_id=message_id)
+    if retry.is_error or retry.task["id"] != task["id"]:
+        retry.fail("resending an answer with the same messageId answers the same task, without an error")
+    final = drivers.settle(v2_client, retry.task)
+    if _texts(final).count(APPROVED_ACTION) != 1:
+        v2_client.get_task(task["id"]).fail("a resent answer must resolve the interaction once: the action ran twice")
+
+
+@pytest.mark.req("INTER-11")
+@pytest.mark.scenario("approve")
+def test_answer_to_another_interaction_resolves_nothing(v2_client: A2AClient):
+    task = _paused(v2_client, "approve")
+    try:
+        drivers.answer(v2_client, task, interaction_id=new_id("not-the-open-one"), approved=True)
+        _still_waiting(v2_client, task, "an answer naming another interactionId")
+    finally:
+        drivers.cancel_quietly(v2_client, task["id"])

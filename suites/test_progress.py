@@ -1,0 +1,98 @@
+"""progress/v1: the plan on status updates and on the task; and what is never visible while working."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from fixtures import drivers, extensions
+from fixtures.client import RECORDED, A2AClient, new_id
+
+# Keys a part would have if it showed a tool call or its result (as the common model APIs spell them).
+TOOL_CALL_KEYS = {"toolCall", "tool_call", "toolCalls", "tool_calls", "functionCall", "function_call", "toolResult",
+                  "tool_result", "toolName", "tool_name"}  # fmt: skip
+
+
+def _plan(client: A2AClient, steps: int) -> dict:
+    return drivers.settle(client, client.send(drivers.scenario("plan", steps)).task)
+
+
+def _steps(source: dict) -> list[dict]:
+    return (extensions.read(source, extensions.PROGRESS) or {}).get("steps") or []
+
+
+@pytest.mark.req("PROG-01")
+@pytest.mark.scenario("plan")
+@pytest.mark.parametrize("steps", [3, 25])
+def test_plan_has_at_most_20_steps(v2_client: A2AClient, steps: int):
+    task = _plan(v2_client, steps)
+    got = v2_client.get_task(task["id"])
+    plan = _steps(got.task)
+    if not plan:
+        got.fail("a turn with a plan carries it under progress/v1")
+    if len(plan) > 20:
+        got.fail(f"a plan shows at most 20 steps, got {len(plan)}")
+
+
+@pytest.mark.req("PROG-02")
+@pytest.mark.scenario("plan")
+def test_each_step_has_label_state_and_note(v2_client: A2AClient):
+    got = v2_client.get_task(_plan(v2_client, 4)["id"])
+    for i, step in enumerate(_steps(got.task)):
+        if not step.get("label") or not step.get("state") or not isinstance(step.get("note"), str):
+            got.fail(f"step {i} must have a label, a state and a note")
+
+
+@pytest.mark.req("PROG-03")
+@pytest.mark.scenario("plan")
+def test_get_task_carries_the_latest_plan(v2_client: A2AClient):
+    got = v2_client.get_task(_plan(v2_client, 4)["id"])
+    message = got.task["status"].get("message") or {}
+    newest = (message.get("metadata") or {}).get(extensions.PROGRESS)
+    if newest is None:
+        pytest.skip("not applicable: the terminal status update carries no plan, so the newest one is not seen")
+    if (got.task.get("metadata") or {}).get(extensions.PROGRESS, newest) != newest:
+        got.fail("GetTask's plan must be the newest one a status update carried")
+
+
+def _looks_like_a_tool_call(value) -> bool:
+    if isinstance(value, dict):
+        return bool(TOOL_CALL_KEYS & set(value)) or any(_looks_like_a_tool_call(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_looks_like_a_tool_call(v) for v in value)
+    return False
+
+
+@pytest.mark.req("PROG-04")
+@pytest.mark.scenario("tool")
+def test_tool_calls_are_never_visible(v2_client: A2AClient):
+    seed = new_id("seed")
+    secret = "tool-secret-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+    task = drivers.settle(v2_client, v2_client.send(drivers.scenario("tool", seed)).task)
+    v2_client.get_task(task["id"], history_length=100)
+    v2_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=100)
+    for exchange in list(RECORDED):
+        body = exchange.response_body.decode("utf-8", "replace")
+        if secret in body:
+            exchange.fail("a tool call's arguments or result reached the caller")
+        if _looks_like_a_tool_call([p.get("data") for p in _parts(exchange.json)]):
+            exchange.fail("a part has the shape of a tool call or its result")
+
+
+def _parts(answer) -> list[dict]:
+    """Every part anywhere in an answer (messages, history, artifacts)."""
+    found: list[dict] = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("parts"), list):
+                found.extend(p for p in value["parts"] if isinstance(p, dict))
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(answer)
+    return found

@@ -1,0 +1,100 @@
+"""Client tiers: a Core caller (no extension) gets plain A2A 1.0; a v1 caller gets only the v1 extensions."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixtures import drivers, extensions
+from fixtures.client import A2AClient, Exchange
+
+APPROVED_ACTION = "approved action ran"
+
+
+def _plain(exchange: Exchange) -> None:
+    """No trace of a profile extension in the answer: no echo, no metadata key, no extensions entry."""
+    if exchange.response_headers.get("a2a-extensions", "").strip():
+        exchange.fail("a caller that activated no extension gets no A2A-Extensions echo")
+    mentions = list(extensions.profile_mentions(exchange.json))
+    if mentions:
+        exchange.fail(f"a caller that activated no extension gets plain A2A 1.0, but the answer names {mentions[:3]}")
+
+
+def _text_question(client: A2AClient, scenario: str) -> dict:
+    exchange = client.send(drivers.scenario(scenario))
+    task = exchange.task
+    _plain(exchange)
+    if drivers.state(task) not in drivers.INTERRUPTED:
+        exchange.fail(
+            f"the turn must pause for the caller (INPUT_REQUIRED or AUTH_REQUIRED), got {drivers.state(task)}"
+        )
+    message = task["status"].get("message") or {}
+    if not any(p.get("text", "").strip() for p in message.get("parts", [])):
+        exchange.fail("a Core caller gets the interaction as a text question on the status message")
+    return task
+
+
+@pytest.mark.req("TIER-01")
+@pytest.mark.scenario("approve")
+def test_core_caller_gets_an_approval_as_a_text_question(client: A2AClient):
+    drivers.cancel_quietly(client, _text_question(client, "approve")["id"])
+
+
+@pytest.mark.req("TIER-02")
+@pytest.mark.scenario("approve")
+def test_core_text_reply_does_not_approve(client: A2AClient):
+    task = _text_question(client, "approve")
+    try:
+        reply = client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+        after = drivers.settle(client, reply.task) if not reply.is_error else client.get_task(task["id"]).task
+        texts = " ".join(p.get("text", "") for a in after.get("artifacts") or [] for p in a.get("parts", []))
+        if APPROVED_ACTION in texts:
+            client.get_task(task["id"]).fail("a text reply must not approve: the approved action ran")
+    finally:
+        drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("TIER-03")
+@pytest.mark.scenario("connect")
+def test_core_caller_gets_a_connection_as_a_text_question(client: A2AClient):
+    drivers.cancel_quietly(client, _text_question(client, "connect")["id"])
+
+
+@pytest.mark.req("TIER-04")
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("complete", "plan", "file")]
+)
+def test_core_caller_gets_plain_a2a(client: A2AClient, scenario: str):
+    task = drivers.settle(client, client.send(drivers.scenario(scenario)).task)
+    for exchange in (
+        client.get_task(task["id"], history_length=50),
+        client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50),
+    ):
+        _plain(exchange)
+
+
+@pytest.mark.req("TIER-05")
+@pytest.mark.scenario("plan")
+def test_core_caller_gets_no_plan_or_cost(client: A2AClient):
+    task = drivers.settle(client, client.send(drivers.scenario("plan", 3)).task)
+    got = client.get_task(task["id"], history_length=50)
+    for uri, what in ((extensions.PROGRESS, "plan steps"), (extensions.TELEMETRY, "totals or cost")):
+        if extensions.read(got.task, uri) is not None:
+            got.fail(f"a caller with no extension activated gets no {what}")
+
+
+@pytest.mark.req("TIER-06")
+@pytest.mark.scenario("approve")
+def test_v1_client_is_served_with_v1_extensions_only(v1_client: A2AClient):
+    exchange = v1_client.send(drivers.scenario("approve"))
+    echoed = {u.strip() for u in exchange.response_headers.get("a2a-extensions", "").split(",") if u.strip()}
+    if echoed != set(extensions.V1):
+        exchange.fail(f"a v1 client's request echoes exactly the v1 extensions, got {sorted(echoed)}")
+    task = exchange.task
+    try:
+        if (drivers.open_interaction(task) or {}).get("kind") != "approval":
+            exchange.fail("a v1 client gets typed approvals under interactions/v1")
+        v2_only = [m for m in extensions.profile_mentions(exchange.json) if not any(u in m for u in extensions.V1)]
+        if v2_only:
+            exchange.fail(f"a v1 client gets no v2 extension data, got {v2_only[:3]}")
+    finally:
+        drivers.cancel_quietly(v1_client, task["id"])
