@@ -163,7 +163,7 @@ async def handle_file(request: web.Request) -> web.StreamResponse:
     task = request.app[ENGINE].store.get(request.match_info["task_id"])
     if agent_id is None or task is None or task.agent_id != agent_id:
         return refuse(404, "FILE_NOT_FOUND", "No such file.")
-    data = request.app[ENGINE].store.load_file(task.id, request.match_info["name"])
+    data = request.app[ENGINE].store.load_file(task.id, request.match_info["token"], request.match_info["name"])
     if data is None:
         return refuse(404, "FILE_NOT_FOUND", "No such file.")
     return web.Response(body=data, content_type="application/octet-stream")
@@ -197,7 +197,7 @@ def build_app(config: AgentConfig) -> web.Application:
     app.router.add_post("/v1/a2a/agents/{agent_id}", handle_rpc)
     app.router.add_get("/v1/a2a/agents/{agent_id}/card", handle_card)
     app.router.add_get("/.well-known/agent-card.json", handle_card)
-    app.router.add_get("/v1/a2a/agents/{agent_id}/files/{task_id}/{name:.+}", handle_file)
+    app.router.add_get("/v1/a2a/agents/{agent_id}/files/{task_id}/{token}/{name:.+}", handle_file)
     app.router.add_route("*", "/{tail:.*}", not_found)
     return app
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reference_agent import interactions, scenarios, status
+from reference_agent import extensions, interactions, scenarios, status
 from reference_agent.config import AgentConfig
 from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
 from reference_agent.extensions import TELEMETRY
@@ -66,7 +66,11 @@ class Engine:
     def _start_runner(self, task: TaskRecord, base_url: str) -> None:
         runner = asyncio.get_running_loop().create_task(self._run(task, base_url))
         self._runners[task.id] = runner
-        runner.add_done_callback(lambda _t, task_id=task.id: self._runners.pop(task_id, None))
+        runner.add_done_callback(lambda done, task_id=task.id: self._forget_runner(task_id, done))
+
+    def _forget_runner(self, task_id: str, done: asyncio.Task) -> None:
+        if self._runners.get(task_id) is done:  # a newer runner of the same task may have taken its place
+            del self._runners[task_id]
 
     async def _run(self, task: TaskRecord, base_url: str) -> None:
         try:
@@ -164,7 +168,7 @@ class Engine:
         elif task.state in ACTIVE:
             raise unsupported("The task is still running.", "CONTEXT_BUSY", taskId=task.id, contextId=task.context_id)
         # An answer is judged before anything is recorded, so a refused one changes nothing.
-        verdict = interactions.on_reply(task.scenario, message, self.config.fault)
+        verdict = interactions.on_reply(task.scenario, message, caller.extensions, self.config.fault)
         message.update(taskId=task.id, contextId=task.context_id)
         with self.store.transaction():
             task.history.append(message)
@@ -197,8 +201,12 @@ class Engine:
             )
         scenario = scenarios.parse(message, self.config.max_scenario_ms)
         scenario["base_url"] = caller.base_url
-        # The W3C traceparent header, or the request's metadata.traceparent, names the trace to join.
-        traceparent = caller.traceparent or (metadata or {}).get("traceparent")
+        # The W3C traceparent header, or metadata.traceparent of the request or the message, names the trace.
+        traceparent = (
+            caller.traceparent
+            or (metadata or {}).get("traceparent")
+            or (message.get("metadata") or {}).get("traceparent")
+        )
         joined = (
             None if fault("traceparent-ignored") else trace_id_of(traceparent if isinstance(traceparent, str) else None)
         )
@@ -221,7 +229,7 @@ class Engine:
                 status_ts=ts,
                 seq=seq,
                 history=[message],
-                metadata=metadata or None,
+                metadata=extensions.callers_own(metadata),
                 scenario=scenario,
             )
             self.store.insert(task, replace=fault("one-task-per-context"))

@@ -41,22 +41,58 @@ def activate(header_values: Iterable[str]) -> frozenset[str]:
     return frozenset(uri for uri in requested(header_values) if uri in DECLARED)
 
 
-def visible(value: Any, active: frozenset[str]) -> Any:
-    """``value`` with the data of extensions the request did not activate removed, wherever it rides."""
-    if isinstance(value, list):
-        return [visible(item, active) for item in value]
-    if not isinstance(value, dict):
-        return value
-    out = {}
-    for key, item in value.items():
-        if key == "metadata" and isinstance(item, dict):
-            kept = {k: visible(v, active) for k, v in item.items() if k not in DECLARED or k in active}
-            if kept:
-                out[key] = kept
-        elif key == "extensions" and isinstance(item, list) and all(isinstance(u, str) for u in item):
-            kept_uris = [u for u in item if u not in DECLARED or u in active]
-            if kept_uris:
-                out[key] = kept_uris
-        else:
-            out[key] = visible(item, active)
+def callers_own(metadata: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A caller's request metadata without profile extension keys: only the Agent speaks under those URIs."""
+    kept = {k: v for k, v in (metadata or {}).items() if k not in DECLARED}
+    return kept or None
+
+
+def _shown(obj: Any, active: frozenset[str]) -> Any:
+    """One A2A object (message, artifact or task) with only the active extensions in metadata/extensions."""
+    if not isinstance(obj, dict):
+        return obj
+    out = dict(obj)
+    metadata = out.pop("metadata", None)
+    if isinstance(metadata, dict):
+        kept = {k: v for k, v in metadata.items() if k not in DECLARED or k in active}
+        if kept:
+            out["metadata"] = kept
+    uris = out.pop("extensions", None)
+    if isinstance(uris, list):
+        kept_uris = [u for u in uris if u not in DECLARED or u in active]
+        if kept_uris:
+            out["extensions"] = kept_uris
     return out
+
+
+def visible_task(task: dict[str, Any], active: frozenset[str]) -> dict[str, Any]:
+    """A Task with the data of extensions the request did not activate removed, wherever it rides.
+
+    Only the A2A structure is walked (the task, its status message, history and artifacts): the contents
+    of parts, such as an echoed data part, are the caller's or the Agent's data and stay as they are.
+    """
+    out = _shown(task, active)
+    status = out.get("status")
+    if isinstance(status, dict) and isinstance(status.get("message"), dict):
+        out["status"] = {**status, "message": _shown(status["message"], active)}
+    if isinstance(out.get("history"), list):
+        out["history"] = [_shown(m, active) for m in out["history"]]
+    if isinstance(out.get("artifacts"), list):
+        out["artifacts"] = [_shown(a, active) for a in out["artifacts"]]
+    return out
+
+
+def visible(method: str, result: Any, active: frozenset[str]) -> Any:
+    """A method's result as a request with ``active`` extensions sees it."""
+    if not isinstance(result, dict):
+        return result
+    if method in ("GetTask", "CancelTask"):
+        return visible_task(result, active)
+    if method == "ListTasks" and isinstance(result.get("tasks"), list):
+        return {**result, "tasks": [visible_task(t, active) for t in result["tasks"]]}
+    if method == "SendMessage":
+        if isinstance(result.get("task"), dict):
+            return {**result, "task": visible_task(result["task"], active)}
+        if isinstance(result.get("message"), dict):
+            return {**result, "message": _shown(result["message"], active)}
+    return result

@@ -9,6 +9,7 @@ turn go on without the approved action and end COMPLETED.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from reference_agent.errors import invalid_params
@@ -28,7 +29,7 @@ def pause(turn: Turn, kind: str, prompt: str, detail: Any) -> None:
     """Pause the turn on a new interaction of ``kind``; its answer resumes the turn."""
     scenario = turn.scenario
     number = scenario.get("interactions", 0) + 1
-    interaction_id = f"{turn.task_id}-i{number}"
+    interaction_id = f"int-{secrets.token_urlsafe(12)}"
     state = STATES[kind]
     if kind == "approval" and turn.fault("approval-as-input-required"):
         state = "TASK_STATE_INPUT_REQUIRED"
@@ -55,13 +56,17 @@ def open_data(scenario: dict[str, Any], fault) -> dict[str, Any]:
     return {INTERACTIONS: shown}
 
 
-def on_reply(scenario: dict[str, Any], message: dict[str, Any], fault) -> str:
-    """Whether a reply resumes the paused turn (RESUME) or leaves it waiting (STAY); raises if invalid."""
+def on_reply(scenario: dict[str, Any], message: dict[str, Any], active: frozenset[str], fault) -> str:
+    """Whether a reply resumes the paused turn (RESUME) or leaves it waiting (STAY); raises if invalid.
+
+    A typed answer counts only from a caller that activated interactions/v1: a Core caller saw a text
+    question, and its message is read as text.
+    """
     interaction = scenario.get("interaction")
     if interaction is None or scenario.get("stage") != "waiting":
         return RESUME
     kind = interaction["kind"]
-    answer = (message.get("metadata") or {}).get(INTERACTIONS)
+    answer = (message.get("metadata") or {}).get(INTERACTIONS) if INTERACTIONS in active else None
     if fault("interaction-answer-ignored"):
         answer = None
     if answer is None:

@@ -124,7 +124,7 @@ class Dispatcher:
             log.exception("method %s failed", request.get("method"))
             return self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
         if not self.config.fault("data-without-activation"):
-            result = extensions.visible(result, self._shown(caller))
+            result = extensions.visible(request["method"], result, self._shown(caller))
         return {"jsonrpc": "2.0", "id": self._answer_id(request_id), "result": result}
 
     def _shown(self, caller: Caller) -> frozenset[str]:
@@ -219,7 +219,7 @@ class Dispatcher:
         if self.config.fault("get-task-without-artifacts"):
             rendered.pop("artifacts", None)
         if self.config.fault("no-telemetry-on-get"):
-            rendered = extensions.visible(rendered, extensions.DECLARED - {extensions.TELEMETRY})
+            rendered = extensions.visible_task(rendered, extensions.DECLARED - {extensions.TELEMETRY})
         if self.config.fault("get-task-stale-state") and task.state == "TASK_STATE_COMPLETED":
             rendered["status"]["state"] = "TASK_STATE_WORKING"
         return rendered

@@ -39,15 +39,23 @@ def parse(message: dict[str, Any], max_ms: int) -> dict[str, Any]:
     scenario: dict[str, Any] = {"name": name, "stage": "start"}
     if name in ("slow", "uncertain"):
         default = DEFAULT_SLOW_MS if name == "slow" else max_ms
-        scenario["ms"] = min(int(args[0]) if args and args[0].isdigit() else default, max_ms)
+        scenario["ms"] = min(_number(args, 0, default), max_ms)
     elif name == "plan":
-        scenario["steps_wanted"] = min(int(args[0]) if args and args[0].isdigit() else DEFAULT_PLAN_STEPS, 1000)
+        scenario["steps_wanted"] = min(_number(args, 0, DEFAULT_PLAN_STEPS), 1000)
+        scenario["step_ms"] = min(_number(args, 1, 0), 10_000)
     elif name == "file":
         scenario["path"] = args[0] if args else "notes.txt"
         scenario["content"] = " ".join(args[1:])
     elif name == "tool":
         scenario["seed"] = args[0] if args else "seed"
     return scenario
+
+
+def _number(args: list[str], index: int, default: int) -> int:
+    """A whole-number argument (ASCII digits only: str.isdigit also takes digits int() refuses)."""
+    if len(args) > index and args[index].isascii() and args[index].isdigit():
+        return int(args[index])
+    return default
 
 
 def tool_secret(seed: str) -> str:
@@ -200,6 +208,7 @@ async def _plan(turn: Turn) -> None:
         if done < len(labels):
             turn.set_state("TASK_STATE_WORKING", f"{labels[done]}.", data=data, task_data=task_data)
             turn.step()
+            await asyncio.sleep(turn.scenario.get("step_ms", 0) / 1000)
         else:
             turn.set_state("TASK_STATE_COMPLETED", "The plan is done.", data=data, task_data=task_data)
 

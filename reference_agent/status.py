@@ -27,7 +27,8 @@ def telemetry(scenario: dict[str, Any], fault) -> dict[str, Any]:
     if not fault("telemetry-without-totals"):
         data["totals"] = {"steps": steps, "tokens": tokens, "costUsd": round(tokens * USD_PER_TOKEN, 6)}
     if not fault("telemetry-missing-trace-id"):
-        data["traceId"] = scenario.get("trace_id")
+        trace_id = scenario.get("trace_id") or ""
+        data["traceId"] = trace_id.upper() if fault("trace-id-uppercase") else trace_id
     return data
 
 

@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS files (
   version INTEGER NOT NULL,
   task_id TEXT NOT NULL,
   data BLOB NOT NULL,
+  token TEXT NOT NULL,
   PRIMARY KEY (task_id, path)
 );
 CREATE INDEX IF NOT EXISTS files_by_path ON files (agent_id, subject, context_id, path, version);
@@ -187,14 +188,16 @@ class Store:
             return 1
         return row["version"] if bytes(row["data"]) == data else row["version"] + 1
 
-    def save_file(self, task: TaskRecord, path: str, version: int, data: bytes) -> None:
+    def save_file(self, task: TaskRecord, path: str, version: int, data: bytes, token: str) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
-            (task.agent_id, task.subject, task.context_id, path, version, task.id, data),
+            "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)",
+            (task.agent_id, task.subject, task.context_id, path, version, task.id, data, token),
         )
 
-    def load_file(self, task_id: str, path: str) -> bytes | None:
-        row = self.db.execute("SELECT data FROM files WHERE task_id=? AND path=?", (task_id, path)).fetchone()
+    def load_file(self, task_id: str, token: str, path: str) -> bytes | None:
+        row = self.db.execute(
+            "SELECT data FROM files WHERE task_id=? AND path=? AND token=?", (task_id, path, token)
+        ).fetchone()
         return bytes(row["data"]) if row else None
 
     # -- tasks

@@ -24,7 +24,7 @@ TRACEPARENT_VERSION = "00"
 
 def trace_id_of(traceparent: str | None) -> str | None:
     """The trace id of a W3C ``traceparent`` (``00-<32 hex>-<16 hex>-<2 hex>``), if it is a valid one."""
-    parts = (traceparent or "").strip().lower().split("-")
+    parts = (traceparent or "").strip().split("-")  # W3C: lowercase hex only
     if len(parts) != 4 or parts[0] != TRACEPARENT_VERSION:
         return None
     trace_id, span_id = parts[1], parts[2]
@@ -78,17 +78,19 @@ class Turn:
         store = self.engine.store
         version = 1 if self.fault("version-not-growing") else store.file_version(self.task, path, data)
         name = path.rsplit("/", 1)[-1]
-        store.save_file(self.task, path, version, data)
+        # The URL carries a random token: whoever holds the answer may fetch the file, nobody can guess it.
+        token = secrets.token_urlsafe(18)
+        store.save_file(self.task, path, version, data, token)
         parts: list[dict[str, Any]] = []
         if inline:
             parts.append({"raw": _b64(data), "filename": name, "mediaType": media_type})
         if link:
             served = path + ".missing" if self.fault("file-url-unfetchable") else path
-            parts.append({"url": self.file_url(served), "filename": name, "mediaType": media_type})
+            parts.append({"url": self.file_url(token, served), "filename": name, "mediaType": media_type})
         digest = hashlib.sha256(data + (b"x" if self.fault("wrong-sha256") else b"")).hexdigest()
-        if self.fault("file-sha256-uppercase"):
-            digest = digest.upper()
         file = {"kind": "file", "version": version, "size": len(data), "sha256": digest, "path": path}
+        if self.fault("file-size-as-string"):
+            file["size"] = str(file["size"])
         self.add_artifact(name, parts, metadata=None if self.fault("file-metadata-missing") else {FILES: file})
 
     def last_user_message(self) -> dict[str, Any]:
@@ -108,8 +110,8 @@ class Turn:
         )
         self.engine.store.save(self.task)
 
-    def file_url(self, path: str) -> str:
-        return f"{self.base_url}/files/{self.task.id}/{quote(path)}"
+    def file_url(self, token: str, path: str) -> str:
+        return f"{self.base_url}/files/{self.task.id}/{token}/{quote(path)}"
 
     def save_scenario(self) -> None:
         self.engine.store.save(self.task)

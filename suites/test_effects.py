@@ -8,10 +8,12 @@ from fixtures import drivers, extensions
 from fixtures.client import A2AClient
 
 pytestmark = pytest.mark.scenario("uncertain")
+# Far longer than the checks watch, so the outcome stays unknown while they look.
+UNCERTAIN_MS = 120_000
 
 
 def _uncertain(client: A2AClient) -> tuple[dict, dict]:
-    task = client.send(drivers.scenario("uncertain"), return_immediately=True).task
+    task = client.send(drivers.scenario("uncertain", UNCERTAIN_MS), return_immediately=True).task
     seen = drivers.wait_for(
         client,
         task["id"],
@@ -28,6 +30,7 @@ def test_lost_outcome_keeps_the_task_working(v2_client: A2AClient):
             v2_client.get_task(task["id"]).fail("a step whose outcome was lost keeps the task WORKING")
         if "uncertain" not in (extensions.read(seen, extensions.EFFECTS) or {}):
             v2_client.get_task(task["id"]).fail("the status update must carry effects/v1 uncertain")
+        drivers.stays(v2_client, task["id"], "TASK_STATE_WORKING", for_s=1.0)
     finally:
         drivers.cancel_quietly(v2_client, task["id"])
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fixtures import drivers, extensions
-from fixtures.client import A2AClient, Exchange, new_id
+from fixtures.client import RECORDED, A2AClient, Exchange
 
 UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
 
@@ -99,19 +99,48 @@ def test_message_with_extension_data_lists_the_uri(v2_client: A2AClient, scenari
         drivers.cancel_quietly(v2_client, task["id"])
 
 
-@pytest.mark.req("EXT-06")
+# The scenarios whose answers carry each extension's data.
+SHAPE_RUNS = {
+    extensions.INTERACTIONS: (("approve", None), ("ask", None), ("connect", None)),
+    extensions.EFFECTS: (("uncertain", 120_000),),
+    extensions.PROGRESS: (("plan", 3),),
+    extensions.TELEMETRY: (("echo", None),),
+    extensions.FILES: (("file", "notes/shape.txt Checked for its shape."),),
+}
+V1_SHAPE = pytest.mark.req("EXT-06")
+V2_SHAPE = pytest.mark.req("EXT-07")
+
+
+def _shape_case(uri: str, requirement):
+    marks = [requirement, *(pytest.mark.scenario(name) for name, _ in SHAPE_RUNS[uri])]
+    return pytest.param(uri, marks=marks, id=uri.rsplit("/", 2)[-2])
+
+
 @pytest.mark.parametrize(
-    "scenario",
-    [pytest.param(n, marks=pytest.mark.scenario(n)) for n in ("approve", "ask", "connect", "plan", "file", "complete")],
+    "uri",
+    [_shape_case(uri, V1_SHAPE) for uri in extensions.V1]
+    + [_shape_case(uri, V2_SHAPE) for uri in extensions.V2 if uri not in extensions.V1],
 )
-def test_extension_data_has_the_profile_shape(v2_client: A2AClient, scenario: str):
-    # Every answer's extension data is checked against schemas/extensions/ as it arrives; this check makes
-    # sure each scenario's data is seen, in the SendMessage answer, GetTask and ListTasks.
-    task = v2_client.send(drivers.scenario(scenario), message_id=new_id("ext")).task
-    try:
-        v2_client.get_task(task["id"], history_length=50)
-        v2_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
-        if not list(extensions.profile_mentions(v2_client.get_task(task["id"]).json)):
-            v2_client.get_task(task["id"]).fail(f"the {scenario} scenario should answer profile extension data")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+def test_extension_data_has_the_profile_shape(request, uri: str):
+    # Every answer's extension data is checked against schemas/extensions/ as it arrives and recorded on
+    # the exchange; this check drives the scenarios that produce this extension's data and reads the record.
+    client = request.getfixturevalue("v1_client" if uri in extensions.V1 else "v2_client")
+    seen = False
+    for name, argument in SHAPE_RUNS[uri]:
+        task = client.send(drivers.scenario(name, argument), return_immediately=True).task
+        try:
+            task = drivers.wait_for(
+                client, task["id"], lambda t: drivers.state(t) in drivers.SETTLED or bool(extensions.read(t, uri))
+            )
+            got = client.get_task(task["id"], history_length=50)
+            client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
+            seen = seen or any(uri in m for m in extensions.profile_mentions(got.method, got.json.get("result")))
+        finally:
+            drivers.cancel_quietly(client, task["id"])
+    wrong = [(e, v) for e in RECORDED for v in e.extension_violations.get(uri, [])]
+    if wrong:
+        exchange, _ = wrong[0]
+        listed = "\n".join(f"  {v}" for _, v in wrong[:10])
+        exchange.fail(f"{uri} data breaks its schema (schemas/extensions/):\n{listed}")
+    if not seen:
+        client.get_task(task["id"]).fail(f"the scenarios should answer {uri} data")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import drivers
+from fixtures import drivers, extensions
 from fixtures.client import A2AClient, new_id
 
 APPROVED_ACTION = "approved action ran"
@@ -17,27 +17,33 @@ def _texts(task: dict) -> str:
     return " ".join(p.get("text", "") for a in task.get("artifacts") or [] for p in a.get("parts", []))
 
 
+def _on_status_message(task: dict) -> dict:
+    """The open interaction where the profile puts it: the paused task's status message."""
+    message = task["status"].get("message") or {}
+    return (message.get("metadata") or {}).get(extensions.INTERACTIONS) or {}
+
+
 def _paused(client: A2AClient, scenario: str) -> dict:
     task = drivers.run(client, scenario)
     kind, state = PAUSE[scenario]
     if drivers.state(task) != state:
         client.get_task(task["id"]).fail(f"a turn that needs a {kind} pauses as {state}, got {drivers.state(task)}")
-    interaction = drivers.open_interaction(task)
-    if not interaction or interaction.get("kind") != kind:
+    if _on_status_message(task).get("kind") != kind:
         client.get_task(task["id"]).fail(f"the status message must carry an open interactions/v1 {kind}")
     return task
 
 
 def _still_waiting(client: A2AClient, task: dict, why: str) -> None:
-    """The task is still paused on the same interaction, and the action that needed it has not run."""
-    after = client.get_task(task["id"])
-    interaction = drivers.open_interaction(after.task) or {}
-    if drivers.state(after.task) != drivers.state(task) or interaction.get("interactionId") != (
-        drivers.open_interaction(task) or {}
-    ).get("interactionId"):
-        after.fail(f"{why}: the task must stay paused on the same interaction")
-    if APPROVED_ACTION in _texts(after.task) or CONNECTED_ACTION in _texts(after.task):
-        after.fail(f"{why}: the action that needed the interaction must not run")
+    """The task is paused again on an interaction of the same kind, and the action that needed it has not run.
+
+    Whether the Agent keeps the interaction or opens a new one is its choice (INTER-09's decision).
+    """
+    after = drivers.wait_for(client, task["id"], drivers.SETTLED)
+    kind = _on_status_message(task).get("kind")
+    if drivers.state(after) != drivers.state(task) or _on_status_message(after).get("kind") != kind:
+        client.get_task(task["id"]).fail(f"{why}: the task must stay paused on a {kind} interaction")
+    if APPROVED_ACTION in _texts(after) or CONNECTED_ACTION in _texts(after):
+        client.get_task(task["id"]).fail(f"{why}: the action that needed the interaction must not run")
 
 
 @pytest.mark.req("INTER-01")

@@ -15,7 +15,14 @@ PARTS = {
     "text": {"text": "Grüße, 世界 — a text part", "mediaType": "text/plain"},
     "raw": {"raw": base64.b64encode(RAW).decode(), "filename": "bytes.bin", "mediaType": "application/octet-stream"},
     "url": {"url": "https://example.com/files/report.pdf", "filename": "report.pdf", "mediaType": "application/pdf"},
-    "data": {"data": {"order": "demo-123", "lines": [1, 2.5, None, True], "nested": {"k": "v"}}},
+    # A data part is the caller's data, even where it looks like A2A structure: it must come back unchanged.
+    "data": {
+        "data": {
+            "order": "demo-123",
+            "lines": [1, 2.5, None, True],
+            "nested": {"metadata": {"https://docs.nylorun.com/a2a/progress/v1": {"steps": []}}, "extensions": []},
+        }
+    },
 }
 
 

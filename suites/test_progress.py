@@ -14,8 +14,28 @@ TOOL_CALL_KEYS = {"toolCall", "tool_call", "toolCalls", "tool_calls", "functionC
                   "tool_result", "toolName", "tool_name"}  # fmt: skip
 
 
-def _plan(client: A2AClient, steps: int) -> dict:
-    return drivers.settle(client, client.send(drivers.scenario("plan", steps)).task)
+# Each step takes this long, so the checks see the plan on status updates while the turn works.
+STEP_MS = 30
+
+
+def _status_steps(task: dict) -> list[dict] | None:
+    message = task["status"].get("message") or {}
+    plan = (message.get("metadata") or {}).get(extensions.PROGRESS)
+    return None if plan is None else plan.get("steps") or []
+
+
+def _run_plan(client: A2AClient, steps: int) -> tuple[dict, list[list[dict]]]:
+    """Run a plan, polling as it works; the ended task and every plan a status update was seen carrying."""
+    task = client.send(drivers.scenario("plan", f"{steps} {STEP_MS}"), return_immediately=True).task
+    seen: list[list[dict]] = []
+
+    def watch(current: dict) -> bool:
+        steps_now = _status_steps(current)
+        if steps_now is not None and (not seen or seen[-1] != steps_now):
+            seen.append(steps_now)
+        return drivers.state(current) in drivers.TERMINAL
+
+    return drivers.wait_for(client, task["id"], watch), seen
 
 
 def _steps(source: dict) -> list[dict]:
@@ -26,33 +46,41 @@ def _steps(source: dict) -> list[dict]:
 @pytest.mark.scenario("plan")
 @pytest.mark.parametrize("steps", [3, 25])
 def test_plan_has_at_most_20_steps(v2_client: A2AClient, steps: int):
-    task = _plan(v2_client, steps)
+    task, seen = _run_plan(v2_client, steps)
     got = v2_client.get_task(task["id"])
     plan = _steps(got.task)
-    if not plan:
-        got.fail("a turn with a plan carries it under progress/v1")
-    if len(plan) > 20:
-        got.fail(f"a plan shows at most 20 steps, got {len(plan)}")
+    if not plan or not seen:
+        got.fail("a turn with a plan carries it under progress/v1, on its status updates and on the task")
+    for shown in [plan, *seen]:
+        if len(shown) > 20:
+            got.fail(f"a plan shows at most 20 steps, one showed {len(shown)}")
 
 
 @pytest.mark.req("PROG-02")
 @pytest.mark.scenario("plan")
 def test_each_step_has_label_state_and_note(v2_client: A2AClient):
-    got = v2_client.get_task(_plan(v2_client, 4)["id"])
-    for i, step in enumerate(_steps(got.task)):
-        if not step.get("label") or not step.get("state") or not isinstance(step.get("note"), str):
-            got.fail(f"step {i} must have a label, a state and a note")
+    task, seen = _run_plan(v2_client, 4)
+    got = v2_client.get_task(task["id"])
+    plans = [_steps(got.task), *seen]
+    if not plans[0]:
+        got.fail("a four-step plan shows its steps")
+    for plan in plans:
+        for i, step in enumerate(plan):
+            if not step.get("label") or not step.get("state") or not isinstance(step.get("note"), str):
+                got.fail(f"step {i} must have a label, a state and a note: {step}")
 
 
 @pytest.mark.req("PROG-03")
 @pytest.mark.scenario("plan")
 def test_get_task_carries_the_latest_plan(v2_client: A2AClient):
-    got = v2_client.get_task(_plan(v2_client, 4)["id"])
-    message = got.task["status"].get("message") or {}
-    newest = (message.get("metadata") or {}).get(extensions.PROGRESS)
-    if newest is None:
-        pytest.skip("not applicable: the terminal status update carries no plan, so the newest one is not seen")
-    if (got.task.get("metadata") or {}).get(extensions.PROGRESS, newest) != newest:
+    task, _ = _run_plan(v2_client, 4)
+    got = v2_client.get_task(task["id"])
+    plan = _steps(got.task)
+    if not plan:
+        got.fail("GetTask's task carries the turn's plan under progress/v1")
+    newest = _status_steps(got.task)
+    # The terminal update is the newest status update; when it carries a plan, that is the latest one.
+    if newest is not None and plan != newest:
         got.fail("GetTask's plan must be the newest one a status update carried")
 
 

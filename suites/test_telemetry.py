@@ -11,39 +11,45 @@ from fixtures.client import A2AClient
 from fixtures.target import Target
 
 
-def _terminal_telemetry(task: dict) -> dict | None:
+def _telemetry(task: dict) -> dict | None:
+    """Telemetry as the client reads it: the task's own metadata, then its status message's."""
+    return extensions.read(task, extensions.TELEMETRY)
+
+
+def _status_telemetry(task: dict) -> dict | None:
     message = task["status"].get("message") or {}
     return (message.get("metadata") or {}).get(extensions.TELEMETRY)
 
 
 def _ended(client: A2AClient, **send) -> dict:
-    return drivers.settle(client, client.send(drivers.scenario("complete"), **send).task)
+    # echo produces no files, so these checks see telemetry and nothing else of the v2 extensions.
+    return drivers.settle(client, client.send(drivers.scenario("echo"), **send).task)
 
 
 @pytest.mark.req("TEL-01")
-@pytest.mark.scenario("complete")
+@pytest.mark.scenario("echo")
 def test_terminal_update_carries_totals(v2_client: A2AClient):
     task = _ended(v2_client)
-    totals = (_terminal_telemetry(task) or {}).get("totals")
+    totals = (_telemetry(task) or {}).get("totals")
     if not isinstance(totals, dict) or not {"steps", "tokens", "costUsd"} <= set(totals):
         v2_client.get_task(task["id"]).fail("the terminal status update carries telemetry/v1 totals")
 
 
 @pytest.mark.req("TEL-02")
-@pytest.mark.scenario("complete")
+@pytest.mark.scenario("echo")
 def test_terminal_update_carries_the_trace_id(v2_client: A2AClient):
     task = _ended(v2_client)
-    if not (_terminal_telemetry(task) or {}).get("traceId"):
+    if not (_telemetry(task) or {}).get("traceId"):
         v2_client.get_task(task["id"]).fail("the terminal status update carries the turn's trace id")
 
 
 @pytest.mark.req("TEL-03")
-@pytest.mark.scenario("complete")
+@pytest.mark.scenario("echo")
 def test_turn_joins_the_callers_trace(target: Target, v2_client: A2AClient):
     trace_id = secrets.token_hex(16)
     traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
     task = _ended(v2_client, traceparent=traceparent, traceparent_in=target.traceparent_in)
-    reported = (_terminal_telemetry(task) or {}).get("traceId")
+    reported = (_telemetry(task) or {}).get("traceId")
     if reported != trace_id:
         v2_client.get_task(task["id"]).fail(
             f"a turn started with traceparent {traceparent} joins trace {trace_id}, but reports {reported!r} "
@@ -52,15 +58,15 @@ def test_turn_joins_the_callers_trace(target: Target, v2_client: A2AClient):
 
 
 @pytest.mark.req("TEL-04")
-@pytest.mark.scenario("complete")
+@pytest.mark.scenario("echo")
 def test_get_task_carries_telemetry_once_ended(v2_client: A2AClient):
     task = _ended(v2_client)
     got = v2_client.get_task(task["id"])
-    on_task = extensions.read(got.task, extensions.TELEMETRY)
+    on_task = _telemetry(got.task)
     if on_task is None:
         got.fail("GetTask of an ended task carries its telemetry/v1 data")
-    if on_task != _terminal_telemetry(task):
-        got.fail("the task's telemetry must equal what the terminal status update carried")
+    if on_task != _telemetry(task):
+        got.fail("GetTask's telemetry must equal what the turn's terminal answer carried")
 
 
 @pytest.mark.req("TEL-05")
@@ -69,7 +75,7 @@ def test_no_telemetry_while_working(v2_client: A2AClient):
     task = v2_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
     try:
         working = drivers.wait_for(v2_client, task["id"], ["TASK_STATE_WORKING"])
-        if _terminal_telemetry(working) is not None:
+        if _status_telemetry(working) is not None:
             v2_client.get_task(task["id"]).fail("telemetry comes with the terminal status update, not while working")
     finally:
         drivers.cancel_quietly(v2_client, task["id"])

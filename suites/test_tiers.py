@@ -14,7 +14,7 @@ def _plain(exchange: Exchange) -> None:
     """No trace of a profile extension in the answer: no echo, no metadata key, no extensions entry."""
     if exchange.response_headers.get("a2a-extensions", "").strip():
         exchange.fail("a caller that activated no extension gets no A2A-Extensions echo")
-    mentions = list(extensions.profile_mentions(exchange.json))
+    mentions = list(extensions.profile_mentions(exchange.method, exchange.json.get("result")))
     if mentions:
         exchange.fail(f"a caller that activated no extension gets plain A2A 1.0, but the answer names {mentions[:3]}")
 
@@ -44,8 +44,8 @@ def test_core_caller_gets_an_approval_as_a_text_question(client: A2AClient):
 def test_core_text_reply_does_not_approve(client: A2AClient):
     task = _text_question(client, "approve")
     try:
-        reply = client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
-        after = drivers.settle(client, reply.task) if not reply.is_error else client.get_task(task["id"]).task
+        client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+        after = drivers.wait_for(client, task["id"], drivers.SETTLED)
         texts = " ".join(p.get("text", "") for a in after.get("artifacts") or [] for p in a.get("parts", []))
         if APPROVED_ACTION in texts:
             client.get_task(task["id"]).fail("a text reply must not approve: the approved action ran")
@@ -93,7 +93,11 @@ def test_v1_client_is_served_with_v1_extensions_only(v1_client: A2AClient):
     try:
         if (drivers.open_interaction(task) or {}).get("kind") != "approval":
             exchange.fail("a v1 client gets typed approvals under interactions/v1")
-        v2_only = [m for m in extensions.profile_mentions(exchange.json) if not any(u in m for u in extensions.V1)]
+        v2_only = [
+            m
+            for m in extensions.profile_mentions(exchange.method, exchange.json.get("result"))
+            if not any(u in m for u in extensions.V1)
+        ]
         if v2_only:
             exchange.fail(f"a v1 client gets no v2 extension data, got {v2_only[:3]}")
     finally:
