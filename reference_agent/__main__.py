@@ -39,6 +39,14 @@ def parser() -> argparse.ArgumentParser:
         default=300_000,
         help="a2aWaitMs: longest blocking SendMessage (default 300000)",
     )
+    p.add_argument("--push-secret", help="turn push notifications on, signing with this secret (whsec_…)")
+    p.add_argument(
+        "--push-allow", action="append", default=[], metavar="HOST:PORT", help="an allowed push destination; repeatable"
+    )
+    p.add_argument(
+        "--push-time-scale", type=float, default=1.0, help="multiply every retry delay by this (default 1.0)"
+    )
+    p.add_argument("--push-attempt-timeout-s", type=float, default=10.0, help="one delivery attempt's timeout")
     p.add_argument(
         "--hide-scenarios",
         action="store_true",
@@ -59,6 +67,10 @@ def config_from(args: argparse.Namespace) -> AgentConfig:
         a2a_wait_ms=args.wait_ms,
         faults=frozenset(args.fault),
         advertise_scenarios=not args.hide_scenarios,
+        push_secret=args.push_secret,
+        push_allowed=frozenset(args.push_allow),
+        push_time_scale=args.push_time_scale,
+        push_attempt_timeout_s=args.push_attempt_timeout_s,
     )
 
 

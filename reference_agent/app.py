@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from reference_agent import extensions
+from reference_agent import extensions, feed
 from reference_agent.card import agent_card
 from reference_agent.config import AgentConfig, KeyGrant
 from reference_agent.engine import Caller, Engine
@@ -144,6 +144,24 @@ def _parses(body: bytes) -> bool:
     return True
 
 
+async def handle_turns(request: web.Request) -> web.StreamResponse:
+    """GET /v1/turns: the change feed. A key alone reads the whole Tenant; with a subject, that subject's."""
+    config = request.app[CONFIG]
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    grant = config.keys.get(token.strip()) if scheme.lower() == "bearer" else None
+    if grant is None:
+        return refuse(401, "UNAUTHENTICATED", "Send an application key as Authorization: Bearer <key>.")
+    subject = request.headers.get("Nylorun-Subject", "").strip()
+    if subject and not grant.allows_subject(subject):
+        return refuse(403, "SUBJECT_NOT_ALLOWED", "This key may not act for that subject.")
+    subjects = {subject} if subject else (None if "*" in grant.subjects else set(grant.subjects))
+    try:
+        body = feed.page(request.app[ENGINE].store, config, dict(request.query), subjects)
+    except feed.FeedError as exc:
+        return refuse(400, "INVALID_ARGUMENT", str(exc))
+    return web.json_response(body)
+
+
 async def handle_card(request: web.Request) -> web.StreamResponse:
     config = request.app[CONFIG]
     agent_id = _agent_id(request, config)
@@ -197,6 +215,7 @@ def build_app(config: AgentConfig) -> web.Application:
     app.router.add_post("/v1/a2a/agents/{agent_id}", handle_rpc)
     app.router.add_get("/v1/a2a/agents/{agent_id}/card", handle_card)
     app.router.add_get("/.well-known/agent-card.json", handle_card)
+    app.router.add_get("/v1/turns", handle_turns)
     app.router.add_get("/v1/a2a/agents/{agent_id}/files/{task_id}/{token}/{name:.+}", handle_file)
     app.router.add_route("*", "/{tail:.*}", not_found)
     return app

@@ -32,7 +32,8 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
         "supportedInterfaces": interfaces,
         "capabilities": {
             "streaming": config.fault("card-streaming"),
-            "pushNotifications": False,
+            "pushNotifications": (config.push_enabled or config.fault("capability-without-secret"))
+            and not config.fault("card-hides-push"),
             "extendedAgentCard": config.fault("card-extended"),
             "extensions": extensions,
         },

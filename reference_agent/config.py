@@ -34,6 +34,16 @@ class AgentConfig:
     max_scenario_ms: int = 600_000
     # Off, the card does not advertise the scenario contract: the agent then looks like any opaque Agent.
     advertise_scenarios: bool = True
+    # Push notifications: on with a secret (whsec_…); deliveries only to these "host:port" (or "host").
+    push_secret: str | None = None
+    push_allowed: frozenset[str] = frozenset()
+    # Every delay of the retry schedule is multiplied by this (1.0 = real time; 0.0001 runs 24 h in 8.6 s).
+    push_time_scale: float = 1.0
+    push_attempt_timeout_s: float = 10.0
+
+    @property
+    def push_enabled(self) -> bool:
+        return bool(self.push_secret)
 
     def __post_init__(self) -> None:
         check_faults(self.faults)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reference_agent import extensions, interactions, scenarios, status
+from reference_agent import extensions, interactions, push, scenarios, status
 from reference_agent.config import AgentConfig
 from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
 from reference_agent.extensions import TELEMETRY
@@ -44,6 +44,8 @@ class Engine:
         self._changed: dict[str, asyncio.Event] = {}
         self._runners: dict[str, asyncio.Task] = {}
         self._closing = False
+        self.push_configs = push.PushConfigs(store.db, config)
+        self.sender = push.Sender(store.db, self.push_configs, config)
 
     # -- life cycle
 
@@ -51,6 +53,7 @@ class Engine:
         """Take up the turns a stopped process left running: they run again from their stored stage."""
         for task in self.store.unfinished():
             self._start_runner(task, task.scenario.get("base_url", ""))
+        self.sender.start()
 
     async def stop(self) -> None:
         # Wake every blocked SendMessage so the server can answer it and shut down without waiting.
@@ -62,6 +65,15 @@ class Engine:
         for runner in list(self._runners.values()):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await runner
+        await self.sender.stop()
+
+    def announce(self, task: TaskRecord, event: dict[str, Any]) -> None:
+        """Queue a StreamResponse event for every push config of the task, as each config's caller sees it."""
+        for config in self.push_configs.deliverable(task.id):
+            body = extensions.visible_event(event, config.extensions)
+            if self.config.fault("push-body-bare-task") and "statusUpdate" in body:
+                body = {"id": task.id, "contextId": task.context_id, "status": body["statusUpdate"]["status"]}
+            self.sender.enqueue(task.id, body, config)
 
     def _start_runner(self, task: TaskRecord, base_url: str) -> None:
         runner = asyncio.get_running_loop().create_task(self._run(task, base_url))
@@ -107,6 +119,8 @@ class Engine:
         if task.status_message and (state in INTERRUPTED or state in TERMINAL):
             task.history.append(task.status_message)
         self.store.save(task)
+        if not (state in INTERRUPTED and fault("interrupted-not-pushed")):
+            self.announce(task, status.update_event(task))
         event = self._changed.pop(task.id, None)
         if event:
             event.set()
@@ -127,7 +141,7 @@ class Engine:
 
     # -- methods
 
-    def _owned(self, caller: Caller, task_id: str, *, ignore_subject: bool = False) -> TaskRecord:
+    def owned(self, caller: Caller, task_id: str, *, ignore_subject: bool = False) -> TaskRecord:
         task = self.store.get(task_id)
         if task is None or task.agent_id != caller.agent_id or (task.subject != caller.subject and not ignore_subject):
             raise task_not_found(task_id)
@@ -137,6 +151,14 @@ class Engine:
         message = dict(params["message"])
         configuration = params.get("configuration") or {}
         fault = self.config.fault
+        push_config = configuration.get("taskPushNotificationConfig")
+        if push_config is not None:
+            if not self.config.push_enabled:
+                raise push.not_supported("SendMessage")
+            if not push.allowed(push_config.get("url", ""), self.config):
+                raise invalid_params(
+                    [("configuration.taskPushNotificationConfig.url", "is not an allowed destination")]
+                )
         known = self.store.task_for_message(caller.agent_id, caller.subject, message["messageId"])
         if known and not fault("new-task-on-retry"):
             task = self.store.get(known)
@@ -149,6 +171,9 @@ class Engine:
         else:
             task = self._new_turn(caller, message, params.get("metadata"))
         assert task is not None
+        if push_config is not None and not known and not fault("inline-config-ignored"):  # not twice on a retry
+            with self.store.transaction():
+                self.push_configs.create(task, push_config, caller.extensions)
         immediate = configuration.get("returnImmediately") and not fault("ignores-return-immediately")
         if immediate and fault("abandons-background-turns"):
             asyncio.get_running_loop().call_later(0.05, self._abandon, task.id)
@@ -158,7 +183,7 @@ class Engine:
         return await self.wait_settled(task.id, wait_ms / 1000)
 
     def _continue(self, caller: Caller, message: dict[str, Any]) -> TaskRecord:
-        task = self._owned(caller, message["taskId"], ignore_subject=self.config.fault("cross-subject-continue"))
+        task = self.owned(caller, message["taskId"], ignore_subject=self.config.fault("cross-subject-continue"))
         mismatch = message.get("contextId") and message["contextId"] != task.context_id
         if mismatch and not self.config.fault("context-mismatch-accepted"):
             raise invalid_params([("message.contextId", "does not match the context of message.taskId")])
@@ -201,6 +226,7 @@ class Engine:
             )
         scenario = scenarios.parse(message, self.config.max_scenario_ms)
         scenario["base_url"] = caller.base_url
+        scenario["started_at"] = self.store.peek_timestamp()
         # The W3C traceparent header, or metadata.traceparent of the request or the message, names the trace.
         traceparent = (
             caller.traceparent
@@ -245,12 +271,12 @@ class Engine:
             self.set_status(task, "TASK_STATE_FAILED", "The turn was dropped once its caller stopped waiting.")
 
     def get(self, caller: Caller, task_id: str) -> TaskRecord:
-        return self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
+        return self.owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
 
     async def cancel(self, caller: Caller, task_id: str) -> TaskRecord:
         if self.config.fault("cancel-unknown-wrong-code") and self.store.get(task_id) is None:
             raise RpcError("TaskNotCancelableError", "Not cancelable", reason="TASK_NOT_CANCELABLE")
-        task = self._owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-cancel"))
+        task = self.owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-cancel"))
         if self.config.fault("cancel-noop"):
             return task
         if task.state in TERMINAL:

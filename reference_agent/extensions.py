@@ -82,6 +82,21 @@ def visible_task(task: dict[str, Any], active: frozenset[str]) -> dict[str, Any]
     return out
 
 
+def visible_event(event: dict[str, Any], active: frozenset[str]) -> dict[str, Any]:
+    """A push's StreamResponse as the caller who made the config sees it."""
+    if isinstance(event.get("statusUpdate"), dict):
+        update = _shown(event["statusUpdate"], active)
+        status = update.get("status")
+        if isinstance(status, dict) and isinstance(status.get("message"), dict):
+            update["status"] = {**status, "message": _shown(status["message"], active)}
+        return {"statusUpdate": update}
+    if isinstance(event.get("artifactUpdate"), dict):
+        update = dict(event["artifactUpdate"])
+        update["artifact"] = _shown(update.get("artifact"), active)
+        return {"artifactUpdate": update}
+    return event
+
+
 def visible(method: str, result: Any, active: frozenset[str]) -> Any:
     """A method's result as a request with ``active`` extensions sees it."""
     if not isinstance(result, dict):

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 class Fault:
     description: str
     breaks: tuple[str, ...]
+    # Kit options the fault's run needs besides the fault itself (e.g. an agent with push off).
+    run_with: tuple[str, ...] = ()
 
 
 FAULTS: dict[str, Fault] = {
@@ -150,6 +152,50 @@ FAULTS: dict[str, Fault] = {
     "file-url-unfetchable": Fault("a url file part's URL answers 404", ("FILE-03",)),
     "url-input-ignored": Fault("a url file part in a message is not read", ("FILE-04",)),
     "version-not-growing": Fault("a changed file keeps version 1", ("FILE-05",)),
+    # -- push notifications
+    "card-hides-push": Fault("the card says pushNotifications false while push is configured", ("PUSH-04",)),
+    "capability-without-secret": Fault(
+        "the card says pushNotifications true without a push secret", ("PUSH-04",), ("--reference-push=off",)
+    ),
+    "push-unsupported-wrong-code": Fault(
+        "without a push secret the config methods answer -32601", ("PUSH-03",), ("--reference-push=off",)
+    ),
+    "get-after-delete-found": Fault("GetTaskPushNotificationConfig still answers a deleted config", ("PUSH-01",)),
+    "list-missing-config": Fault("ListTaskPushNotificationConfigs leaves out the newest config", ("PUSH-01",)),
+    "inline-config-ignored": Fault("a push config inside SendMessage is ignored", ("PUSH-02",)),
+    "interrupted-not-pushed": Fault("a task pausing for input is not pushed", ("PUSH-05",)),
+    "push-body-bare-task": Fault("a delivery's body is a bare Task, not a StreamResponse", ("PUSH-06",)),
+    "wrong-auth-header": Fault("deliveries carry no Authorization from the config's authentication", ("PUSH-07",)),
+    "missing-token": Fault("deliveries do not carry the config's token", ("PUSH-08",)),
+    "bad-signature": Fault("webhook-signature does not verify", ("PUSH-09",)),
+    "stale-timestamp": Fault("webhook-timestamp is a year old", ("PUSH-09",)),
+    "timestamp-in-ms": Fault("webhook-timestamp is in milliseconds", ("PUSH-09",)),
+    "reserialized-body": Fault("the body sent is not the bytes that were signed", ("PUSH-09",)),
+    "new-webhook-id-on-retry": Fault("a retry gets a new webhook-id", ("PUSH-10", "PUSH-12")),
+    "loopback-host-allowed": Fault("any loopback host or spelling is an allowed destination", ("PUSH-11",)),
+    "redirect-followed": Fault("the sender follows redirects", ("PUSH-11",)),
+    "no-retries": Fault("a failed delivery is not retried", ("PUSH-10", "PUSH-12")),
+    "retries-after-success": Fault("a delivery acknowledged with 2xx is sent again", ("PUSH-12",)),
+    "retry-after-ignored": Fault("Retry-After is not honoured", ("PUSH-12",)),
+    "retries-shrink": Fault("the gaps between retries shrink", ("PUSH-12",)),
+    "gone-ignored": Fault("410 Gone does not stop deliveries", ("PUSH-12",)),
+    "retries-forever": Fault("retries go on past 24 hours", ("PUSH-13",)),
+    "push-order-reversed": Fault("a config's pending events are attempted newest first", ("PUSH-14",)),
+    "delete-not-stopping": Fault("a deleted config still gets deliveries", ("PUSH-15",)),
+    "config-cross-subject": Fault("another subject may manage a task's push configs", ("PUSH-16",)),
+    # -- the change feed
+    "feed-needs-subject": Fault("the feed lists nothing for a key without a subject", ("FEED-01",)),
+    "feed-no-cursor-on-empty": Fault("an empty feed page carries no cursor", ("FEED-02",)),
+    "feed-cursor-skips": Fault("the page after a cursor skips a turn", ("FEED-02", "FEED-05")),
+    "feed-newest-first": Fault("a feed page lists its turns newest change first", ("FEED-03",)),
+    "feed-starts-at-now": Fault("without changedAfter the feed starts at its end", ("FEED-04",)),
+    "feed-limit-ignored": Fault("limit is ignored", ("FEED-05",)),
+    "feed-has-more-wrong": Fault("hasMore is always false", ("FEED-05",)),
+    "feed-session-newest-first": Fault("a session's turns come newest first", ("FEED-06",)),
+    "feed-subject-leak": Fault("with a subject the feed still lists every subject's turns", ("FEED-07",)),
+    "feed-bad-status-word": Fault("a turn's status is 'done'", ("FEED-08",)),
+    "feed-missing-a2a": Fault("a turn that is an A2A task has a2a null", ("FEED-09",)),
+    "feed-ended-at-early": Fault("endedAt is set while the turn runs", ("FEED-09",)),
 }
 
 

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import schemas
-from reference_agent import extensions
+from reference_agent import extensions, push
 from reference_agent.config import AgentConfig
 from reference_agent.engine import Caller, Engine
 from reference_agent.errors import RpcError, invalid_params, unsupported
@@ -169,13 +169,10 @@ class Dispatcher:
                     "ExtendedAgentCardNotConfiguredError", "No extended card", reason="EXTENDED_CARD_NOT_CONFIGURED"
                 )
             raise unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
-        if method in PUSH_METHODS:
-            raise RpcError(
-                "PushNotificationNotSupportedError",
-                "Push notifications are not configured on this Runtime.",
-                reason="PUSH_NOT_SUPPORTED",
-                metadata={"method": method},
-            )
+        if method in PUSH_METHODS and not self.config.push_enabled:
+            if fault("push-unsupported-wrong-code"):
+                raise RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
+            raise push.not_supported(method)
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:
             if self.config.fault("method-not-found-wrong-code"):
@@ -212,6 +209,42 @@ class Dispatcher:
         if self.config.fault("answers-message") and task.scenario.get("plain"):
             return {"message": {**task.history[0], "role": "ROLE_AGENT", "messageId": task.id + "-reply"}}
         return {"task": render_task(task, self.config, history_length=history_length)}
+
+    # -- push notification configs
+
+    def _push_task(self, caller: Caller, params: dict[str, Any]):
+        return self.engine.owned(caller, params["taskId"], ignore_subject=self.config.fault("config-cross-subject"))
+
+    async def _m_CreateTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        task = self._push_task(caller, params)
+        with self.engine.store.transaction():
+            return self.engine.push_configs.create(task, params, caller.extensions).to_json()
+
+    async def _m_GetTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        task = self._push_task(caller, params)
+        config = self.engine.push_configs.get(task.id, params["id"])
+        if config is None and self.config.fault("get-after-delete-found"):
+            config = self.engine.push_configs.get(task.id, params["id"], include_deleted=True)
+        if config is None:
+            raise RpcError(
+                "TaskNotFoundError",
+                "Push notification config not found",
+                reason="PUSH_CONFIG_NOT_FOUND",
+                metadata={"taskId": task.id, "id": params["id"]},
+            )
+        return config.to_json()
+
+    async def _m_ListTaskPushNotificationConfigs(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        configs = self.engine.push_configs.list(self._push_task(caller, params).id)
+        if self.config.fault("list-missing-config"):
+            configs = configs[:-1]
+        return {"configs": [c.to_json() for c in configs], "nextPageToken": ""}
+
+    async def _m_DeleteTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
+        task = self._push_task(caller, params)
+        with self.engine.store.transaction():
+            self.engine.push_configs.delete(task.id, params["id"])
+        return {}
 
     async def _m_GetTask(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
         task = self.engine.get(caller, params["id"])

@@ -32,6 +32,20 @@ def telemetry(scenario: dict[str, Any], fault) -> dict[str, Any]:
     return data
 
 
+def update_event(task: TaskRecord) -> dict[str, Any]:
+    """The StreamResponse a push delivers for the task's latest status change."""
+    status: dict[str, Any] = {"state": task.state, "timestamp": task.status_ts}
+    if task.status_message:
+        status["message"] = task.status_message
+    return {"statusUpdate": {"taskId": task.id, "contextId": task.context_id, "status": status}}
+
+
+def artifact_event(task: TaskRecord, artifact: dict[str, Any]) -> dict[str, Any]:
+    """The StreamResponse a push delivers for a new artifact."""
+    update = {"taskId": task.id, "contextId": task.context_id, "artifact": artifact, "append": False, "lastChunk": True}
+    return {"artifactUpdate": update}
+
+
 def message(task: TaskRecord, state: str, text: str | None, data: dict[str, Any], fault) -> dict[str, Any] | None:
     """The status message of a change: its text, and extension data keyed by URI in its metadata."""
     if text is None and not data:

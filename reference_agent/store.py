@@ -138,6 +138,10 @@ class Store:
             raise
         self.db.execute("COMMIT")
 
+    def peek_timestamp(self) -> str:
+        """A timestamp for an event that is not a status change (a turn's start): now, in the stored form."""
+        return format_timestamp(max(datetime.now(UTC), self._last))
+
     def next_status(self) -> tuple[int, str]:
         """The next status sequence number and a timestamp later than every earlier one.
 
@@ -252,6 +256,27 @@ class Store:
             clauses.append("status_ts>=?")
             args.append(flt.status_after)
         return (" AND ".join(clauses) or "1=1"), args
+
+    def last_seq(self) -> int:
+        return self._seq
+
+    def changed_after(self, seq: int, subjects: set[str] | None, limit: int) -> list[TaskRecord]:
+        """Tasks whose latest status change comes after ``seq``, oldest change first (the change feed)."""
+        where, args = "seq>?", [seq]
+        if subjects is not None:
+            where += f" AND subject IN ({','.join('?' * len(subjects))})"
+            args += sorted(subjects)
+        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq LIMIT ?", [*args, limit])
+        return [TaskRecord.from_row(row) for row in rows]
+
+    def all_tasks(self, subjects: set[str] | None) -> list[TaskRecord]:
+        if subjects is None:
+            rows = self.db.execute("SELECT * FROM tasks")
+        else:
+            rows = self.db.execute(
+                f"SELECT * FROM tasks WHERE subject IN ({','.join('?' * len(subjects))})", sorted(subjects)
+            )
+        return [TaskRecord.from_row(row) for row in rows]
 
     def count(self, flt: TaskFilter) -> int:
         where, args = self._where(flt)

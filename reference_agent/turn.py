@@ -13,6 +13,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from reference_agent import status
 from reference_agent.extensions import FILES
 from reference_agent.store import TaskRecord
 
@@ -72,6 +73,7 @@ class Turn:
             artifact["extensions"] = sorted(metadata)
         self.task.artifacts.append(artifact)
         self.engine.store.save(self.task)
+        self.engine.announce(self.task, status.artifact_event(self.task, artifact))
 
     def publish_file(self, path: str, data: bytes, *, inline: bool, link: bool, media_type: str) -> None:
         """Write ``path`` in the agent's outputs and add it as an artifact with its files/v1 data."""

@@ -24,7 +24,7 @@ def _refused(exchange: Exchange, status: int) -> None:
 @pytest.fixture
 def keyed(target: Target) -> Target:
     if not target.key:
-        pytest.skip("not applicable: no application key given (--key), so key checks cannot run")
+        pytest.skip("not checked: no application key given (--key), so key checks cannot run")
     return target
 
 
@@ -64,7 +64,7 @@ def test_default_scopes_are_sessions_own(client: A2AClient):
 @pytest.mark.req("AUTH-05")
 def test_rate_limit_answers_429(target: Target, client: A2AClient):
     if not target.rate_limit_key:
-        pytest.skip("not applicable: no rate-limited key given (--rate-limit-key)")
+        pytest.skip("not checked: no rate-limited key given (--rate-limit-key)")
     limited = client.with_(key=target.rate_limit_key)
     for _ in range(target.rate_limit_attempts):
         exchange = limited.post(_list_body(), method="ListTasks")

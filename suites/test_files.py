@@ -101,7 +101,7 @@ def test_url_file_parts_can_be_fetched(v2_client: A2AClient):
 @pytest.mark.scenario("inspect")
 def test_url_part_in_a_message_is_read(target: Target, v2_client: A2AClient):
     if urlsplit(target.url).hostname not in ("127.0.0.1", "localhost", "::1"):
-        pytest.skip("not applicable: the kit serves the input file on loopback, which a remote target cannot reach")
+        pytest.skip("not checked: the kit serves the input file on loopback, which a remote target cannot reach")
     data = secrets.token_bytes(3000)
     server = FileServer()
     try:

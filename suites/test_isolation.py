@@ -70,7 +70,7 @@ def test_list_shows_only_own_subject(client: A2AClient, other_client: A2AClient,
 @pytest.mark.req("ISO-03")
 def test_list_shows_only_this_agent(target: Target, client: A2AClient, owned_task):
     if not target.other_agent_url:
-        pytest.skip("not applicable: no second Agent given (--other-agent-url)")
+        pytest.skip("not checked: no second Agent given (--other-agent-url)")
     other_agent = client.with_(url=target.other_agent_url)
     listed = other_agent.list_tasks(contextId=owned_task["contextId"])
     if listed.result["tasks"]:

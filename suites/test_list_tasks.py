@@ -72,7 +72,7 @@ def test_status_timestamp_after_filter(client: A2AClient):
     # A slow turn ends strictly later than the first one, so the two timestamps cannot tie.
     later = drivers.settle(client, drivers.run(client, "slow", 200, context_id=context))
     if not (_when(earlier) and _when(later)):
-        pytest.skip("not applicable: the tasks carry no status timestamp, so the filter's cut cannot be placed")
+        pytest.skip("not checked: the tasks carry no status timestamp, so the filter's cut cannot be placed")
     exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
     ids = _ids(exchange)
     if later["id"] not in ids:

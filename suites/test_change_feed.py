@@ -1,0 +1,199 @@
+"""The change feed, GET /v1/turns: every change, in order, with a cursor that never loses one."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from urllib.parse import urlencode
+
+import pytest
+
+import schemas
+from fixtures import drivers
+from fixtures.client import A2AClient, Exchange, fetch
+from fixtures.target import Target
+
+FEED_STATUS = {
+    "TASK_STATE_WORKING": "running",
+    "TASK_STATE_SUBMITTED": "running",
+    "TASK_STATE_INPUT_REQUIRED": "paused",
+    "TASK_STATE_AUTH_REQUIRED": "paused",
+    "TASK_STATE_COMPLETED": "completed",
+    "TASK_STATE_FAILED": "failed",
+    "TASK_STATE_REJECTED": "failed",
+    "TASK_STATE_CANCELED": "cancelled",
+}
+WALK_LIMIT = 2000  # pages; a bounded walk
+
+
+class Feed:
+    """GET {runtime}/v1/turns as the kit's key, for the whole Tenant or for one subject."""
+
+    def __init__(self, target: Target, client: A2AClient):
+        if target.runtime is None:
+            pytest.skip("not applicable: the change feed is a Runtime's; the target is not a Runtime endpoint")
+        self.url = f"{target.runtime[0]}/v1/turns"
+        self.client = client
+
+    def get(self, *, subject: str | None = None, **query) -> Exchange:
+        headers = {"Authorization": f"Bearer {self.client.key}", "Accept": "application/json"}
+        if subject:
+            headers["Nylorun-Subject"] = subject
+        url = self.url + ("?" + urlencode({k: v for k, v in query.items() if v is not None}) if query else "")
+        return fetch(self.client.http, url, headers=headers, timeout_s=self.client.timeout_s)
+
+    def page(self, **query) -> tuple[Exchange, dict]:
+        exchange = self.get(**query)
+        if exchange.status == 404 and "feature" in exchange.response_body.decode("utf-8", "replace").lower():
+            pytest.skip("not applicable: the Host does not have the feature turns")
+        if exchange.status != 200:
+            exchange.fail(f"GET /v1/turns should answer 200, got {exchange.status}")
+        page = exchange.json
+        problems = schemas.violations(page, "feed/TurnsPage.json")
+        if problems:
+            exchange.fail(f"the feed page breaks its schema: {problems[0]}")
+        return exchange, page
+
+    def walk(self, *, after: str | None = None, subject: str | None = None, limit: int = 500) -> tuple[list, str]:
+        """Every turn after the cursor, page by page; the turns and the final cursor."""
+        turns, cursor = [], after
+        for _ in range(WALK_LIMIT):
+            _, page = self.page(changedAfter=cursor, limit=limit, subject=subject)
+            turns += page["turns"]
+            cursor = page["cursor"]
+            if not page["hasMore"]:
+                return turns, cursor
+        pytest.fail(f"the feed still had more after {WALK_LIMIT} pages")
+
+
+@pytest.fixture
+def feed(target: Target, client: A2AClient) -> Feed:
+    return Feed(target, client)
+
+
+def _for(turns: list, task_id: str) -> list:
+    return [t for t in turns if (t.get("a2a") or {}).get("taskId") == task_id]
+
+
+def _when(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@pytest.mark.req("FEED-01", "FEED-08")
+@pytest.mark.scenario("complete")
+def test_key_alone_reads_every_subject(feed: Feed, client: A2AClient, other_client: A2AClient):
+    cursor = _tail(feed)
+    mine, theirs = drivers.run(client, "complete"), drivers.run(other_client, "complete")
+    turns, _ = feed.walk(after=cursor)
+    if not _for(turns, mine["id"]) or not _for(turns, theirs["id"]):
+        pytest.fail("a key alone reads the whole Tenant: both subjects' turns must be in the feed")
+
+
+def _tail(feed: Feed) -> str:
+    """A cursor at the end of the feed as it stands (walked from the beginning)."""
+    return feed.walk()[1]
+
+
+@pytest.mark.req("FEED-02", "FEED-03")
+@pytest.mark.scenario("ask")
+@pytest.mark.scenario("complete")
+def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, client: A2AClient):
+    cursor = _tail(feed)
+    task = drivers.run(client, "ask")
+    turns, cursor = feed.walk(after=cursor)
+    if [t["status"] for t in _for(turns, task["id"])][-1:] != ["paused"]:
+        pytest.fail("a turn paused on a question shows in the feed as paused")
+    _, empty = feed.page(changedAfter=cursor)
+    if empty["turns"] and _for(empty["turns"], task["id"]):
+        pytest.fail("a cursor past a turn's change must not give that change again")
+    if not empty.get("cursor"):
+        pytest.fail("a page with no turns still carries a cursor")
+    drivers.settle(client, client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
+    drivers.run(client, "complete")  # a second turn changing after it, so the order has something to show
+    again, _ = feed.walk(after=empty["cursor"])
+    mine = _for(again, task["id"])
+    if not mine or mine[-1]["status"] != "completed":
+        pytest.fail("a turn that changes again after the cursor appears again, with its new state")
+    stamps = [_when(t["changedAt"]) for t in again]
+    if stamps != sorted(stamps):
+        pytest.fail("the feed lists turns in the order they changed: changedAt never goes back")
+
+
+@pytest.mark.req("FEED-04")
+@pytest.mark.scenario("complete")
+def test_without_cursor_the_feed_starts_at_the_beginning(feed: Feed, client: A2AClient):
+    task = drivers.run(client, "complete")
+    turns, _ = feed.walk()
+    if not _for(turns, task["id"]):
+        pytest.fail("a walk from the beginning reaches every turn, this check's among them")
+
+
+@pytest.mark.req("FEED-05")
+@pytest.mark.scenario("complete")
+def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, client: A2AClient):
+    cursor = _tail(feed)
+    made = [drivers.run(client, "complete")["id"] for _ in range(3)]
+    _, page = feed.page(changedAfter=cursor, limit=2)
+    if len(page["turns"]) > 2 or not page["hasMore"]:
+        pytest.fail("limit 2 gives at most two turns, and hasMore while more follow")
+    rest, _ = feed.walk(after=page["cursor"], limit=2)
+    seen = [(t.get("a2a") or {}).get("taskId") for t in page["turns"] + rest]
+    if not set(made) <= set(seen):
+        pytest.fail("walking the pages with hasMore reaches every turn")
+    for bad in ("0", "501", "lots"):
+        exchange = feed.get(limit=bad)
+        if exchange.status == 200 and len(exchange.json.get("turns", [])) > 500:
+            exchange.fail(f"limit {bad} must be refused or clamped to 1..500")
+    _, default = feed.page()
+    if len(default["turns"]) > 100:
+        pytest.fail("without limit a page holds at most 100 turns")
+
+
+@pytest.mark.req("FEED-06")
+@pytest.mark.scenario("complete")
+def test_session_lists_its_turns_oldest_first(feed: Feed, client: A2AClient):
+    cursor, context = _tail(feed), drivers.new_context()
+    made = [drivers.run(client, "complete", context_id=context)["id"] for _ in range(3)]
+    turns, _ = feed.walk(after=cursor)
+    session = {t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") in made}
+    if len(session) != 1:
+        pytest.fail(f"one conversation is one session, got {session}")
+    _, page = feed.page(sessionId=session.pop())
+    listed = [(t.get("a2a") or {}).get("taskId") for t in page["turns"]]
+    if listed != made:
+        pytest.fail(f"sessionId lists only that session's turns, oldest first: {listed} != {made}")
+    starts = [_when(t["startedAt"]) for t in page["turns"]]
+    if starts != sorted(starts):
+        pytest.fail("a session's turns come oldest first")
+
+
+@pytest.mark.req("FEED-07")
+@pytest.mark.scenario("complete")
+def test_subject_sees_only_its_sessions(feed: Feed, client: A2AClient, other_client: A2AClient):
+    cursor = _tail(feed)
+    theirs = drivers.run(other_client, "complete")
+    drivers.run(client, "complete")
+    turns, _ = feed.walk(after=cursor, subject=client.subject)
+    if _for(turns, theirs["id"]):
+        pytest.fail("with Nylorun-Subject the feed lists only that subject's turns")
+
+
+@pytest.mark.req("FEED-08", "FEED-09")
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(n, marks=pytest.mark.scenario(n)) for n in ("complete", "ask", "fail")]
+)
+def test_turn_agrees_with_its_task(feed: Feed, client: A2AClient, scenario: str):
+    cursor = _tail(feed)
+    task = drivers.settle(client, client.send(drivers.scenario(scenario)).task)
+    try:
+        turns, _ = feed.walk(after=cursor)
+        mine = _for(turns, task["id"])
+        if not mine:
+            pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
+        latest, state = mine[-1], drivers.state(client.get_task(task["id"]).task)
+        if latest["a2a"].get("contextId") != task["contextId"] or latest["status"] != FEED_STATUS[state]:
+            pytest.fail(f"the turn says {latest['status']}, the task {state}: {json.dumps(latest)}")
+        if (latest["endedAt"] is not None) != (state in drivers.TERMINAL):
+            pytest.fail(f"endedAt is null until the turn ends, then a time: {latest['endedAt']!r} for {state}")
+    finally:
+        drivers.cancel_quietly(client, task["id"])
