@@ -174,6 +174,8 @@ FAULTS: dict[str, Fault] = {
     "new-webhook-id-on-retry": Fault("a retry gets a new webhook-id", ("PUSH-10", "PUSH-12")),
     "loopback-host-allowed": Fault("any loopback host or spelling is an allowed destination", ("PUSH-11",)),
     "redirect-followed": Fault("the sender follows redirects", ("PUSH-11",)),
+    "allowlist-resolves-host": Fault("the allowlist is checked against the resolved address", ("PUSH-11",)),
+    "allowlist-naive-parse": Fault("the allowlist reads a URL's userinfo as its host", ("PUSH-11",)),
     "no-retries": Fault("a failed delivery is not retried", ("PUSH-10", "PUSH-12")),
     "retries-after-success": Fault("a delivery acknowledged with 2xx is sent again", ("PUSH-12",)),
     "retry-after-ignored": Fault("Retry-After is not honoured", ("PUSH-12",)),

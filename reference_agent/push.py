@@ -24,6 +24,7 @@ import json
 import logging
 import random
 import secrets
+import socket
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -82,6 +83,9 @@ def not_supported(method: str) -> RpcError:
 
 def allowed(url: str, config: AgentConfig) -> bool:
     """Whether ``url`` is a destination the Runtime allows: scheme, literal host and port on the allowlist."""
+    if config.fault("allowlist-naive-parse"):  # reads "user:pass@host" as if the userinfo were the host
+        netloc = url.split("//", 1)[-1].split("/", 1)[0].split("@", 1)[0]
+        return netloc in config.push_allowed
     try:
         parts = urlsplit(url)
         port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
@@ -91,6 +95,9 @@ def allowed(url: str, config: AgentConfig) -> bool:
         return False
     if config.fault("loopback-host-allowed") and (parts.hostname or "").startswith(("127.", "localhost", "::1")):
         return True
+    if config.fault("allowlist-resolves-host"):  # compares the resolved address, so any spelling passes
+        with contextlib.suppress(OSError):
+            return f"{socket.gethostbyname(parts.hostname or '')}:{port}" in config.push_allowed
     return f"{parts.hostname}:{port}" in config.push_allowed or (parts.hostname or "") in config.push_allowed
 
 
@@ -365,9 +372,15 @@ class Sender:
         auth = config.authentication or {}
         if auth.get("scheme") and not fault("wrong-auth-header"):
             headers["Authorization"] = f"{auth['scheme']} {auth.get('credentials', '')}".strip()
+        url = config.url
+        if fault("allowlist-resolves-host"):  # connects to the address it checked, as anti-rebinding code does
+            parts = urlsplit(url)
+            with contextlib.suppress(OSError, ValueError):
+                resolved = socket.gethostbyname(parts.hostname or "")
+                url = parts._replace(netloc=f"{resolved}:{parts.port or 80}").geturl()
         try:
             async with self._session.post(
-                config.url, data=body, headers=headers, allow_redirects=fault("redirect-followed")
+                url, data=body, headers=headers, allow_redirects=fault("redirect-followed")
             ) as response:
                 await response.read()
                 retry_after = response.headers.get("Retry-After")
