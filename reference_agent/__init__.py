@@ -11,9 +11,17 @@ The reference agent's readings:
   invalid params are ``-32602`` with a ``google.rpc.BadRequest`` naming each field; every A2A error
   carries ``google.rpc.ErrorInfo`` with domain ``a2a.nylorun.example``.
 - A message whose ``contextId`` differs from its task's is ``-32602``; a message to an ended task is
-  ``-32004`` reason ``TASK_TERMINAL``; a message to a busy conversation is ``-32004`` reason
-  ``CONTEXT_BUSY`` with the running task's id (profile v1's answer; queuing arrives with v2 support).
-- ``pageSize`` outside 1..100 is ``-32602``; a page token is bound to the filters it was issued for.
+  ``-32004`` reason ``TASK_TERMINAL``; a message naming a task that is still running is ``-32004`` reason
+  ``CONTEXT_BUSY``.
+- A new message to a busy conversation (one whose task is SUBMITTED or WORKING, or which has messages
+  waiting) is queued in SQLite and answered at once, blocking or not, with a task under the message's own
+  id, ``TASK_STATE_SUBMITTED``. When the running turn ends or pauses, the oldest queued message gets its
+  turn; once taken, its id leads GetTask to the taking task. ``delivery: "reject"`` in the message's
+  metadata (or else the request's) is ``-32004`` reason ``CONTEXT_BUSY`` with ``taskId`` and ``contextId``
+  in the ErrorInfo metadata. CancelTask on a queued message is ``-32002``. An inline push config of a
+  queued message is created when a turn takes it; configs created on the queued id follow it there.
+- ``pageSize`` outside 1..100 is ``-32602``; a page token is bound to the subject and filters it was issued
+  for, and any other token is ``-32602``.
 - History is answered only when ``historyLength`` asks for it, on GetTask, ListTasks and SendMessage.
 - Task ids are ``t-`` and a digest of Agent, subject, context and turn number.
 - Status timestamps have millisecond precision and strictly increase, so "latest status change first"

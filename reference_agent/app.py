@@ -17,7 +17,7 @@ from reference_agent import extensions, feed
 from reference_agent.card import agent_card
 from reference_agent.config import AgentConfig, KeyGrant
 from reference_agent.engine import Caller, Engine
-from reference_agent.errors import RpcError
+from reference_agent.errors import RpcError, ServerFailure
 from reference_agent.rpc import Dispatcher
 from reference_agent.store import Store
 
@@ -123,6 +123,8 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
     dispatcher = request.app[DISPATCHER]
     try:
         answer = await dispatcher.handle(body, version, caller)
+    except ServerFailure:
+        return web.Response(status=500, text="500 Internal Server Error", content_type="text/html")
     except Exception:  # the binding never answers 500: an unexpected failure is a JSON-RPC internal error
         log.exception("request failed")
         answer = dispatcher.error(None, RpcError("InternalError", "Internal error", reason="INTERNAL"))

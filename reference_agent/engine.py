@@ -8,25 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import contextlib
 import hashlib
-import json
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reference_agent import extensions, interactions, push, scenarios, status
+from reference_agent import extensions, interactions, listing, push, scenarios, status
 from reference_agent.config import AgentConfig
 from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
 from reference_agent.extensions import TELEMETRY
-from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskFilter, TaskRecord, format_timestamp
+from reference_agent.queue import MessageQueue, Queued
+from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskRecord
 from reference_agent.turn import Turn, new_trace_id, trace_id_of
 
 log = logging.getLogger("reference_agent")
-DEFAULT_PAGE_SIZE = 50
 
 
 @dataclass(frozen=True)
@@ -46,6 +43,7 @@ class Engine:
         self._closing = False
         self.push_configs = push.PushConfigs(store.db, config)
         self.sender = push.Sender(store.db, self.push_configs, config)
+        self.queue = MessageQueue(store.db)
 
     # -- life cycle
 
@@ -53,6 +51,8 @@ class Engine:
         """Take up the turns a stopped process left running: they run again from their stored stage."""
         for task in self.store.unfinished():
             self._start_runner(task, task.scenario.get("base_url", ""))
+        for agent_id, subject, context_id in self.queue.contexts_waiting():
+            self._take_next(agent_id, subject, context_id)
         self.sender.start()
 
     async def stop(self) -> None:
@@ -106,6 +106,7 @@ class Engine:
     ) -> None:
         """Record a status change: ``data`` rides on the status message, ``task_data`` on the task."""
         fault = self.config.fault
+        was_running = task.state in ACTIVE
         task.seq, task.status_ts = self.store.next_status()
         task.state = state
         data, task_data = dict(data or {}), dict(task_data or {})
@@ -124,6 +125,8 @@ class Engine:
         event = self._changed.pop(task.id, None)
         if event:
             event.set()
+        if was_running and state not in ACTIVE:  # the turn ended or paused: the conversation may take the next
+            asyncio.get_running_loop().call_soon(self._take_next, task.agent_id, task.subject, task.context_id)
 
     async def wait_settled(self, task_id: str, timeout_s: float) -> TaskRecord:
         """The task once it ended or paused, or as it stands when ``timeout_s`` runs out."""
@@ -143,6 +146,10 @@ class Engine:
 
     def owned(self, caller: Caller, task_id: str, *, ignore_subject: bool = False) -> TaskRecord:
         task = self.store.get(task_id)
+        if task is None and not self.config.fault("queued-id-unknown"):
+            queued = self.queue.find(caller.agent_id, caller.subject, task_id)
+            if queued is not None:
+                task = self.store.get(queued.taken_by) if queued.taken_by else self.queued_task(queued)
         if task is None or task.agent_id != caller.agent_id or (task.subject != caller.subject and not ignore_subject):
             raise task_not_found(task_id)
         return task
@@ -161,19 +168,22 @@ class Engine:
                 )
         known = self.store.task_for_message(caller.agent_id, caller.subject, message["messageId"])
         if known and not fault("new-task-on-retry"):
-            task = self.store.get(known)
+            task = self.owned(caller, known)
         elif message.get("taskId") and not fault("new-task-on-resume"):
             if fault("unknown-task-starts-new") and self.store.get(message["taskId"]) is None:
                 message.pop("taskId")
-                task = self._new_turn(caller, message, params.get("metadata"))
+                task = self._new_turn(caller, message, params)
             else:
                 task = self._continue(caller, message)
         else:
-            task = self._new_turn(caller, message, params.get("metadata"))
-        assert task is not None
-        if push_config is not None and not known and not fault("inline-config-ignored"):  # not twice on a retry
+            task = self._new_turn(caller, message, params)
+        queued = bool(task.scenario.get("queued"))
+        # Not twice on a retry; a queued message's config is created when a turn takes it.
+        if push_config is not None and not known and not queued and not fault("inline-config-ignored"):
             with self.store.transaction():
                 self.push_configs.create(task, push_config, caller.extensions)
+        if queued:  # answered at once with the task that will take it
+            return task
         immediate = configuration.get("returnImmediately") and not fault("ignores-return-immediately")
         if immediate and fault("abandons-background-turns"):
             asyncio.get_running_loop().call_later(0.05, self._abandon, task.id)
@@ -210,20 +220,94 @@ class Engine:
         self._start_runner(task, caller.base_url)
         return task
 
-    def _new_turn(self, caller: Caller, message: dict[str, Any], metadata: dict[str, Any] | None) -> TaskRecord:
+    def _new_turn(self, caller: Caller, message: dict[str, Any], params: dict[str, Any]) -> TaskRecord:
         fault = self.config.fault
         context_id = message.get("contextId") or ("shared" if fault("reuses-context") else str(uuid.uuid4()))
         if fault("ignores-given-context"):
             context_id = str(uuid.uuid4())
+        message["contextId"] = context_id
         shared = fault("context-shared-across-subjects")
         running = self.store.active_in_context(caller.agent_id, None if shared else caller.subject, context_id)
-        if running is not None:
+        waiting = self.queue.waiting(caller.agent_id, caller.subject, context_id)
+        if running is not None or waiting:
+            return self._queue(caller, {**params, "message": message}, running or self.queued_task(waiting[0]))
+        return self._start_turn(caller, message, params.get("metadata"))
+
+    def _queue(self, caller: Caller, params: dict[str, Any], busy: TaskRecord) -> TaskRecord:
+        """Queue a message for a busy conversation, or refuse it when the caller asked for delivery "reject"."""
+        fault = self.config.fault
+        message = params["message"]
+        if (_delivery(params) == "reject" and not fault("reject-ignored")) or fault("busy-refused"):
+            reason = "BUSY" if fault("reject-without-reason") else "CONTEXT_BUSY"
             raise unsupported(
-                "The conversation is busy with a running task.",
-                "CONTEXT_BUSY",
-                taskId=running.id,
-                contextId=context_id,
+                "The conversation is busy with a running task.", reason, taskId=busy.id, contextId=busy.context_id
             )
+        remembered = {
+            "base_url": caller.base_url,
+            "extensions": sorted(caller.extensions),
+            "traceparent": caller.traceparent,
+        }
+        with self.store.transaction():
+            self.queue.add(
+                caller.agent_id,
+                caller.subject,
+                message["contextId"],
+                params,
+                remembered,
+                self.store.peek_timestamp(),
+                replace_waiting=fault("queue-keeps-newest"),
+            )
+            self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], message["messageId"])
+        queued = self.queue.find(caller.agent_id, caller.subject, message["messageId"])
+        assert queued is not None
+        return self.queued_task(queued)
+
+    def queued_task(self, queued: Queued) -> TaskRecord:
+        """A queued message as the task that will take it, under the message's own id."""
+        message = {**queued.params["message"], "taskId": queued.message_id}
+        return TaskRecord(
+            id=queued.message_id,
+            agent_id=queued.agent_id,
+            subject=queued.subject,
+            context_id=queued.context_id,
+            turn=0,
+            state="TASK_STATE_SUBMITTED",
+            status_message=None,
+            status_ts=queued.queued_ts,
+            seq=0,
+            history=[message],
+            scenario={"queued": True},
+        )
+
+    def _take_next(self, agent_id: str, subject: str, context_id: str) -> None:
+        """Give the oldest queued message of an idle conversation its turn."""
+        if self._closing or self.store.active_in_context(agent_id, subject, context_id) is not None:
+            return
+        waiting = self.queue.waiting(agent_id, subject, context_id, newest_first=self.config.fault("queue-lifo"))
+        if not waiting:
+            return
+        queued = waiting[0]
+        remembered = queued.caller
+        caller = Caller(
+            agent_id,
+            subject,
+            remembered["base_url"],
+            frozenset(remembered["extensions"]),
+            remembered.get("traceparent"),
+        )
+        params = queued.params
+        task = self._start_turn(caller, dict(params["message"]), params.get("metadata"), queued=queued)
+        push_config = (params.get("configuration") or {}).get("taskPushNotificationConfig")
+        with self.store.transaction():
+            self.push_configs.move(agent_id, subject, queued.message_id, task.id)
+            if push_config is not None and push.allowed(push_config.get("url", ""), self.config):
+                self.push_configs.create(task, push_config, caller.extensions)
+
+    def _start_turn(
+        self, caller: Caller, message: dict[str, Any], metadata: dict[str, Any] | None, *, queued: Queued | None = None
+    ) -> TaskRecord:
+        fault = self.config.fault
+        context_id = message["contextId"]
         scenario = scenarios.parse(message, self.config.max_scenario_ms)
         scenario["base_url"] = caller.base_url
         scenario["started_at"] = self.store.peek_timestamp()
@@ -260,6 +344,8 @@ class Engine:
             )
             self.store.insert(task, replace=fault("one-task-per-context"))
             self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task_id)
+            if queued is not None:
+                self.queue.taken(queued, task_id, keep_waiting=fault("queued-run-twice") and queued.takes == 0)
         self._start_runner(task, caller.base_url)
         return task
 
@@ -279,6 +365,17 @@ class Engine:
         task = self.owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-cancel"))
         if self.config.fault("cancel-noop"):
             return task
+        if task.scenario.get("queued"):
+            if self.config.fault("queued-cancelable"):
+                self.queue.drop(caller.agent_id, caller.subject, task.id)
+                task.state = "TASK_STATE_CANCELED"
+                return task
+            raise RpcError(
+                "TaskNotCancelableError",
+                "The message is queued; it can be canceled once a turn takes it.",
+                reason="TASK_NOT_CANCELABLE",
+                metadata={"taskId": task_id, "state": task.state, "queued": "true"},
+            )
         if task.state in TERMINAL:
             if self.config.fault("cancel-ended-task") and task.state != "TASK_STATE_CANCELED":
                 return task
@@ -301,55 +398,12 @@ class Engine:
         return task
 
     def list(self, caller: Caller, params: dict[str, Any]) -> tuple[list[TaskRecord], str, int, int]:
-        fault = self.config.fault
-        state = params.get("status")
-        flt = TaskFilter(
-            agent_id=None if fault("cross-agent-list") else caller.agent_id,
-            subject=None if fault("cross-subject-list") else caller.subject,
-            context_id=None if fault("context-filter-ignored") else params.get("contextId") or None,
-            state=None if state in (None, "TASK_STATE_UNSPECIFIED") or fault("status-filter-ignored") else state,
-            status_after=_normalise_timestamp(params["statusTimestampAfter"])
-            if params.get("statusTimestampAfter") and not fault("timestamp-filter-ignored")
-            else None,
-        )
-        page_size = params.get("pageSize", 20 if fault("default-page-size-20") else DEFAULT_PAGE_SIZE)
-        fingerprint = hashlib.sha256(json.dumps(flt.__dict__, sort_keys=True).encode()).hexdigest()[:16]
-        before = _read_page_token(params.get("pageToken") or "", fingerprint)
-        oldest_first = fault("list-oldest-first")
-        tasks = self.store.page(flt, before_seq=before, limit=page_size + 1, oldest_first=oldest_first)
-        more = len(tasks) > page_size
-        tasks = tasks[: page_size + 1 if fault("page-overfills") else page_size]
-        token = ""
-        if more:
-            cursor = tasks[-1].seq
-            if fault("page-repeats-task"):
-                cursor += -1 if oldest_first else 1
-            token = _page_token(cursor, fingerprint)
-        total = len(tasks) if fault("wrong-total-size") else self.store.count(flt)
-        return tasks, token, page_size, total
+        return listing.list_tasks(self, caller, params)
 
 
-def _page_token(seq: int, fingerprint: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"s": seq, "f": fingerprint}).encode()).decode().rstrip("=")
-
-
-def _read_page_token(token: str, fingerprint: str) -> int | None:
-    if not token:
-        return None
-    try:
-        cursor = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        seq, used_with = int(cursor["s"]), cursor["f"]
-    except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
-        raise invalid_params([("pageToken", "is not a token this agent issued")]) from None
-    if used_with != fingerprint:
-        raise invalid_params([("pageToken", "was issued for other filters; start again without it")])
-    return seq
-
-
-def _normalise_timestamp(value: str) -> str:
-    """A filter time in the stored form, rounded up to the millisecond so the filter is never wider."""
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    if moment.microsecond % 1000:
-        moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
-    return format_timestamp(moment)
+def _delivery(params: dict[str, Any]) -> str | None:
+    """``delivery`` from the message's metadata, or else the request's (the pages name only "metadata")."""
+    for metadata in ((params.get("message") or {}).get("metadata"), params.get("metadata")):
+        if isinstance(metadata, dict) and isinstance(metadata.get("delivery"), str):
+            return metadata["delivery"]
+    return None

@@ -11,6 +11,10 @@ ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 
 
+class ServerFailure(Exception):
+    """Only under a fault: the request ends in an HTTP 500, as a crashing handler's would."""
+
+
 class RpcError(Exception):
     """An error answer: ``name`` is the error's name in ``schemas/jsonrpc/error-codes.json``."""
 

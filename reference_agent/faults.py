@@ -198,6 +198,22 @@ FAULTS: dict[str, Fault] = {
     "feed-bad-status-word": Fault("a turn's status is 'done'", ("FEED-08",)),
     "feed-missing-a2a": Fault("a turn that is an A2A task has a2a null", ("FEED-09",)),
     "feed-ended-at-early": Fault("endedAt is set while the turn runs", ("FEED-09",)),
+    # -- queued messages
+    "busy-refused": Fault("a message to a busy context is refused CONTEXT_BUSY instead of queued", ("QUEUE-01",)),
+    "queued-id-unknown": Fault("GetTask does not know a queued message's task id", ("QUEUE-02",)),
+    "queued-listed": Fault("ListTasks lists queued messages and counts them in totalSize", ("QUEUE-03",)),
+    "queued-cancelable": Fault("CancelTask cancels a queued message", ("QUEUE-04",)),
+    "queue-lifo": Fault("queued messages are taken newest first", ("QUEUE-05",)),
+    "queued-run-twice": Fault("a queued message is taken by two turns", ("QUEUE-05",)),
+    "queue-keeps-newest": Fault("a context keeps only its newest queued message: earlier ones are lost", ("QUEUE-05",)),
+    "reject-ignored": Fault('delivery "reject" is queued like any other message', ("QUEUE-06",)),
+    "reject-without-reason": Fault('delivery "reject" is refused with reason BUSY, not CONTEXT_BUSY', ("QUEUE-06",)),
+    # -- paging and generated input
+    "list-offset-cursor": Fault("page tokens are offsets: a task created mid-walk repeats one", ("PAGE-01", "PAGE-02")),
+    "forged-cursor-accepted": Fault("an unreadable pageToken starts the walk again", ("PAGE-07",)),
+    "foreign-cursor-accepted": Fault("a pageToken issued to another subject is accepted", ("PAGE-07",)),
+    "artifacts-empty-array": Fault('without includeArtifacts listed tasks carry "artifacts": []', ("LIST-10",)),
+    "500-on-wrong-type": Fault("a params field of the wrong JSON type gets HTTP 500", ("ERR-06",)),
 }
 
 

@@ -192,6 +192,13 @@ class PushConfigs:
             (task_id, config_id),
         )
 
+    def move(self, agent_id: str, subject: str, from_task: str, to_task: str) -> None:
+        """Configs created on a queued message follow it to the task that takes it."""
+        self.db.execute(
+            "UPDATE push_configs SET task_id=? WHERE task_id=? AND agent_id=? AND subject=?",
+            (to_task, from_task, agent_id, subject),
+        )
+
     def deliverable(self, task_id: str) -> list[Config]:
         rows = self.db.execute(
             "SELECT * FROM push_configs WHERE task_id=? AND state IN ('active', 'listed-deleted')", (task_id,)

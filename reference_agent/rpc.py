@@ -10,7 +10,7 @@ import schemas
 from reference_agent import extensions, push
 from reference_agent.config import AgentConfig
 from reference_agent.engine import Caller, Engine
-from reference_agent.errors import RpcError, invalid_params, unsupported
+from reference_agent.errors import RpcError, ServerFailure, invalid_params, unsupported
 from reference_agent.store import TaskRecord
 
 log = logging.getLogger("reference_agent")
@@ -120,6 +120,8 @@ class Dispatcher:
             result = await self._dispatch(request, version_header, caller)
         except RpcError as err:
             return self.error(request_id, err)
+        except ServerFailure:
+            raise
         except Exception:  # a bug answers -32603 for this request, never an HTTP failure
             log.exception("method %s failed", request.get("method"))
             return self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
@@ -195,6 +197,8 @@ class Dispatcher:
             params["pageSize"] = oversized
         if fault("rejects-unknown-fields"):
             problems += [_Unknown(name) for name in params if name not in _param_names(method)]
+        if problems and fault("500-on-wrong-type") and any(p.rule == "type" for p in problems):
+            raise ServerFailure(method)
         if problems:
             raise invalid_params([(_field(p.path), p.message) for p in problems])
         return await handler(caller, _whole_numbers(params))
@@ -282,6 +286,9 @@ class Dispatcher:
             "pageSize": page_size,
             "totalSize": total,
         }
+        if not include and self.config.fault("artifacts-empty-array"):
+            for listed in out["tasks"]:
+                listed["artifacts"] = []
         if not token and self.config.fault("last-page-token-missing"):
             del out["nextPageToken"]
         return out

@@ -1,0 +1,121 @@
+"""Messages queued for a busy conversation (profile v2): kept in SQLite, taken in order, one turn at a time.
+
+A queued message answers as a task under the message's own id, ``TASK_STATE_SUBMITTED``, until a turn takes
+it; then that id leads to the taking task. Queued messages are not tasks: ListTasks and the change feed
+do not show them, and CancelTask refuses them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS queued (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  context_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  params TEXT NOT NULL,
+  caller TEXT NOT NULL,
+  queued_ts TEXT NOT NULL,
+  takes INTEGER NOT NULL DEFAULT 0,
+  taken_by TEXT,
+  UNIQUE (agent_id, subject, message_id)
+);
+CREATE INDEX IF NOT EXISTS queued_by_context ON queued (agent_id, subject, context_id, taken_by, position);
+"""
+
+
+@dataclass(frozen=True)
+class Queued:
+    position: int
+    agent_id: str
+    subject: str
+    context_id: str
+    message_id: str
+    params: dict[str, Any]
+    caller: dict[str, Any]  # what a later turn needs of the request: base URL, extensions, traceparent
+    queued_ts: str
+    takes: int
+    taken_by: str | None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Queued:
+        return cls(
+            position=row["position"],
+            agent_id=row["agent_id"],
+            subject=row["subject"],
+            context_id=row["context_id"],
+            message_id=row["message_id"],
+            params=json.loads(row["params"]),
+            caller=json.loads(row["caller"]),
+            queued_ts=row["queued_ts"],
+            takes=row["takes"],
+            taken_by=row["taken_by"],
+        )
+
+
+class MessageQueue:
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        db.executescript(SCHEMA)
+
+    def add(
+        self,
+        agent_id: str,
+        subject: str,
+        context_id: str,
+        params: dict[str, Any],
+        caller: dict[str, Any],
+        queued_ts: str,
+        *,
+        replace_waiting: bool = False,
+    ) -> None:
+        message_id = params["message"]["messageId"]
+        if replace_waiting:  # a fault: the context keeps only its newest waiting message
+            self.db.execute(
+                "DELETE FROM queued WHERE agent_id=? AND subject=? AND context_id=? AND taken_by IS NULL",
+                (agent_id, subject, context_id),
+            )
+        self.db.execute(
+            "INSERT INTO queued (agent_id, subject, context_id, message_id, params, caller, queued_ts) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (agent_id, subject, context_id, message_id, json.dumps(params), json.dumps(caller), queued_ts),
+        )
+
+    def find(self, agent_id: str, subject: str, message_id: str) -> Queued | None:
+        row = self.db.execute(
+            "SELECT * FROM queued WHERE agent_id=? AND subject=? AND message_id=?", (agent_id, subject, message_id)
+        ).fetchone()
+        return Queued.from_row(row) if row else None
+
+    def waiting(self, agent_id: str, subject: str, context_id: str | None = None, *, newest_first: bool = False):
+        """The messages no turn has taken yet, oldest first (of one conversation, or of all of them)."""
+        rows = self.db.execute(
+            "SELECT * FROM queued WHERE agent_id=? AND subject=? AND (context_id=? OR ? IS NULL) "
+            f"AND taken_by IS NULL ORDER BY position {'DESC' if newest_first else 'ASC'}",
+            (agent_id, subject, context_id, context_id),
+        )
+        return [Queued.from_row(row) for row in rows]
+
+    def contexts_waiting(self) -> list[tuple[str, str, str]]:
+        rows = self.db.execute(
+            "SELECT DISTINCT agent_id, subject, context_id FROM queued WHERE taken_by IS NULL ORDER BY position"
+        )
+        return [tuple(row) for row in rows]
+
+    def taken(self, queued: Queued, task_id: str, *, keep_waiting: bool = False) -> None:
+        """Record the turn that took ``queued``; with ``keep_waiting`` (a fault) it stays to be taken again."""
+        self.db.execute(
+            "UPDATE queued SET takes=takes+1, taken_by=? WHERE position=?",
+            (None if keep_waiting else task_id, queued.position),
+        )
+
+    def drop(self, agent_id: str, subject: str, message_id: str) -> None:
+        self.db.execute(
+            "DELETE FROM queued WHERE agent_id=? AND subject=? AND message_id=?", (agent_id, subject, message_id)
+        )

@@ -1,0 +1,183 @@
+"""Queued messages: a new message to a busy context waits for its turn, or is refused when the caller asks."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from fixtures import drivers
+from fixtures.client import A2AClient, Exchange, new_id
+from fixtures.target import Target
+
+# The running turn outlasts every check; each check ends it by CancelTask, the event that frees the context.
+BUSY_MS = 120_000
+CONCURRENT = 6
+
+
+@pytest.fixture
+def busy(client: A2AClient):
+    """A context whose task is still running (slow scenario), canceled when the check ends."""
+    context = drivers.new_context()
+    running = drivers.run(client, "slow", BUSY_MS, context_id=context, return_immediately=True)
+    yield context, running
+    drivers.cancel_quietly(client, running["id"])
+
+
+def _delivery(target: Target, value: str) -> dict:
+    where = "message_metadata" if target.delivery_in == "message-metadata" else "metadata"
+    return {where: {"delivery": value}}
+
+
+def _queue(client: A2AClient, context: str, message_id: str | None = None, **send) -> Exchange:
+    return client.send(
+        drivers.scenario("complete"), context_id=context, message_id=message_id, return_immediately=True, **send
+    )
+
+
+def _queued_task(exchange: Exchange, context: str, running: dict) -> dict:
+    task = exchange.task
+    if drivers.state(task) != "TASK_STATE_SUBMITTED":
+        exchange.fail("a message to a busy context must be answered with its task in TASK_STATE_SUBMITTED")
+    if task.get("contextId") != context:
+        exchange.fail(f"the queued task must stay in context {context}")
+    if task["id"] == running["id"]:
+        exchange.fail("a queued message must be answered with the task that will take it, not the running one")
+    return task
+
+
+def _listed(client: A2AClient, context: str) -> list[dict]:
+    walk, token = [], None
+    for _ in range(20):
+        exchange = client.list_tasks(contextId=context, pageToken=token, historyLength=20, pageSize=100)
+        walk += exchange.result["tasks"]
+        token = exchange.result["nextPageToken"]
+        if not token:
+            return walk
+    exchange.fail("the walk did not end within 20 pages")
+    return walk
+
+
+def _after_queue_drains(client: A2AClient, context: str, running: dict) -> list[dict]:
+    """End the running turn, then the context's tasks once everything queued before now has run.
+
+    A probe message joins the queue last; once its turn has ended, every message queued before it has been
+    taken, so a lost message is seen at once rather than by waiting out a timeout.
+    """
+    client.cancel(running["id"]).ok()
+    drivers.settle(client, drivers.run(client, "complete", context_id=context))
+    deadline = time.monotonic() + client.timeout_s
+    interval = 0.02
+    while True:
+        listed = _listed(client, context)
+        if all(drivers.state(t) in drivers.SETTLED for t in listed):
+            return listed
+        if time.monotonic() >= deadline:
+            pytest.fail(f"context {context}: tasks still unsettled after {client.timeout_s} s")
+        time.sleep(interval)
+        interval = min(interval * 2, 0.5)
+
+
+def _takers(listed: list[dict], message_ids: list[str]) -> dict[str, list[dict]]:
+    """For each message id, the listed tasks whose history holds it."""
+    return {
+        mid: [t for t in listed if any(m.get("messageId") == mid for m in t.get("history") or [])]
+        for mid in message_ids
+    }
+
+
+@pytest.mark.req("QUEUE-01")
+@pytest.mark.scenario("slow", "complete")
+def test_message_to_busy_context_is_queued(client: A2AClient, busy):
+    context, running = busy
+    _queued_task(_queue(client, context), context, running)
+
+
+@pytest.mark.req("QUEUE-02")
+@pytest.mark.scenario("slow", "complete")
+def test_queued_task_is_reachable_by_its_id(client: A2AClient, busy):
+    context, running = busy
+    queued = _queued_task(_queue(client, context), context, running)
+    exchange = client.get_task(queued["id"])
+    if drivers.state(exchange.task) != "TASK_STATE_SUBMITTED" or exchange.task.get("contextId") != context:
+        exchange.fail(f"GetTask on the queued task {queued['id']} must answer it TASK_STATE_SUBMITTED in {context}")
+
+
+@pytest.mark.req("QUEUE-03")
+@pytest.mark.scenario("slow", "complete")
+def test_queued_task_is_not_listed(client: A2AClient, busy):
+    context, running = busy
+    queued = _queued_task(_queue(client, context), context, running)
+    exchange = client.list_tasks(contextId=context)
+    if queued["id"] in [t["id"] for t in exchange.result["tasks"]]:
+        exchange.fail(f"ListTasks must not list the queued message {queued['id']} before a turn takes it")
+    if exchange.result["totalSize"] != 1:
+        exchange.fail("totalSize must count only the running task, not the queued message")
+
+
+@pytest.mark.req("QUEUE-04")
+@pytest.mark.scenario("slow", "complete")
+def test_queued_task_cannot_be_canceled(client: A2AClient, busy):
+    context, running = busy
+    queued = _queued_task(_queue(client, context), context, running)
+    client.cancel(queued["id"]).expect_error("TaskNotCancelableError")
+    exchange = client.get_task(queued["id"])
+    if drivers.state(exchange.task) != "TASK_STATE_SUBMITTED":
+        exchange.fail("after a refused CancelTask the message must stay queued (TASK_STATE_SUBMITTED)")
+
+
+@pytest.mark.req("QUEUE-05")
+@pytest.mark.scenario("slow", "complete")
+def test_queued_messages_are_taken_in_order(client: A2AClient, busy):
+    context, running = busy
+    message_ids = [new_id("queued") for _ in range(3)]
+    for message_id in message_ids:
+        _queued_task(_queue(client, context, message_id), context, running)
+    listed = _after_queue_drains(client, context, running)
+    takers = _takers(listed, message_ids)
+    for message_id, tasks in takers.items():
+        if len(tasks) != 1:
+            pytest.fail(f"queued message {message_id} was taken by {len(tasks)} tasks, expected exactly one")
+        if drivers.state(tasks[0]) != "TASK_STATE_COMPLETED":
+            pytest.fail(f"the turn that took {message_id} ended {drivers.state(tasks[0])}, not COMPLETED")
+    # One turn at a time: a message queued later ends no earlier than one queued before it.
+    ended = [takers[mid][0]["status"].get("timestamp", "") for mid in message_ids]
+    if any(a > b for a, b in zip(ended, ended[1:], strict=False)):
+        pytest.fail(f"queued messages were not taken in order: their turns ended at {ended}")
+
+
+@pytest.mark.req("QUEUE-01", "QUEUE-05")
+@pytest.mark.scenario("slow", "complete")
+def test_concurrent_messages_are_none_lost_none_twice(client: A2AClient, busy):
+    context, running = busy
+    message_ids = [new_id("burst") for _ in range(CONCURRENT)]
+    with ThreadPoolExecutor(CONCURRENT) as pool:
+        answers = list(pool.map(lambda mid: _queue(client, context, mid), message_ids))
+    queued = [_queued_task(exchange, context, running) for exchange in answers]
+    if len({t["id"] for t in queued}) != CONCURRENT:
+        pytest.fail(f"{CONCURRENT} messages sent at once got {len({t['id'] for t in queued})} distinct tasks")
+    listed = _after_queue_drains(client, context, running)
+    for message_id, tasks in _takers(listed, message_ids).items():
+        if len(tasks) != 1:
+            pytest.fail(f"message {message_id}, sent with {CONCURRENT - 1} others, ran in {len(tasks)} turns, not 1")
+
+
+@pytest.mark.req("QUEUE-06")
+@pytest.mark.scenario("slow", "complete")
+def test_reject_delivery_gets_context_busy(client: A2AClient, target: Target, busy):
+    context, running = busy
+    rejected = new_id("reject")
+    exchange = _queue(client, context, rejected, **_delivery(target, "reject"))
+    exchange.expect_error("UnsupportedOperationError", reason="CONTEXT_BUSY")
+    info = exchange.detail("ErrorInfo") or {}
+    if running["id"] not in (info.get("metadata") or {}).values():
+        exchange.fail(f"the ErrorInfo metadata must name the running task {running['id']}")
+    # Nothing was queued: once the context is free, a new message runs at once and the refused one never runs.
+    client.cancel(running["id"]).ok()
+    probe = drivers.settle(client, drivers.run(client, "complete", context_id=context))
+    listed = _listed(client, context)
+    if _takers(listed, [rejected])[rejected]:
+        pytest.fail(f"the refused message {rejected} ran after all")
+    if probe["id"] not in [t["id"] for t in listed] or len(listed) != 2:
+        pytest.fail(f"expected the canceled task and the probe in {context}, got {[t['id'] for t in listed]}")
