@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -143,7 +144,7 @@ def test_queued_messages_are_taken_in_order(client: A2AClient, busy):
             pytest.fail(f"the turn that took {message_id} ended {drivers.state(tasks[0])}, not COMPLETED")
     # One turn at a time: a message queued later ends no earlier than one queued before it.
     ended = [takers[mid][0]["status"].get("timestamp", "") for mid in message_ids]
-    if any(a > b for a, b in zip(ended, ended[1:], strict=False)):
+    if any(a > b for a, b in itertools.pairwise(ended)):
         pytest.fail(f"queued messages were not taken in order: their turns ended at {ended}")
 
 
