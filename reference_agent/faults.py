@@ -28,7 +28,7 @@ FAULTS: dict[str, Fault] = {
     "http-500-on-bad-json": Fault("answers a body that is not JSON with HTTP 500", ("ERR-03",)),
     "method-not-found-wrong-code": Fault("answers an unknown method with -32600", ("ERR-05",)),
     "cross-subject-get": Fault("GetTask answers another subject's task", ("ISO-01",)),
-    "cross-subject-list": Fault("ListTasks lists every subject's tasks", ("ISO-02",)),
+    "cross-subject-list": Fault("ListTasks lists every subject's tasks", ("ISO-02", "PAGE-06")),
     "cross-agent-list": Fault("ListTasks lists the tasks of every Agent", ("ISO-03",)),
     "page-repeats-task": Fault("a page repeats the last task of the previous page", ("LIST-06",)),
     "list-oldest-first": Fault("ListTasks orders oldest status change first", ("LIST-04",)),

@@ -1,0 +1,138 @@
+"""Properties of every method over requests generated from the schemas: valid, broken one way, or extended.
+
+Each request must get exactly one JSON-RPC answer carrying its id and valid against the method's schema
+(the client checks both on every call, and fails an HTTP failure, a non-JSON body or no answer in time).
+The examples come from ``schemas/strategies.py``; how many depends on --property-profile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import schemas
+from fixtures import properties
+from fixtures.client import A2AClient, Exchange
+from fixtures.target import Target
+from schemas import strategies
+
+METHODS = sorted(path.stem for path in (schemas.ROOT / "methods").glob("*.json"))
+# Methods the profile does not serve: any of their own errors is a fitting refusal of any params.
+UNSERVED = {"SendStreamingMessage", "SubscribeToTask", "GetExtendedAgentCard"}
+PUSH_METHODS = {m for m in METHODS if "PushNotificationConfig" in m}
+INVALID_PARAMS = schemas.error_code("InvalidParamsError")
+PUSH_NOT_SUPPORTED = schemas.error_code("PushNotificationNotSupportedError")
+
+
+def _params(method: str) -> str:
+    return f"methods/{method}.json#/$defs/params"
+
+
+def _errors(method: str) -> set[int]:
+    return set(schemas.resolve(f"methods/{method}.json#/$defs/errors")["enum"])
+
+
+def _push_served(target: Target) -> bool:
+    return bool((target.card.get("capabilities") or {}).get("pushNotifications"))
+
+
+def _fitting_refusals(method: str, target: Target) -> set[int]:
+    """Codes that rightly answer broken params: -32602, or the method's own "not served" answer."""
+    codes = {INVALID_PARAMS}
+    if method in UNSERVED:
+        codes |= _errors(method) - {schemas.error_code("InternalError")}
+    if method in PUSH_METHODS and not _push_served(target):
+        codes.add(PUSH_NOT_SUPPORTED)
+    return codes
+
+
+def _within_method_errors(exchange: Exchange, method: str) -> None:
+    if exchange.is_error and exchange.error.get("code") not in _errors(method):
+        exchange.fail(f"{method} answered code {exchange.error.get('code')}, not one of its errors {_errors(method)}")
+
+
+def _outcome(exchange: Exchange) -> Any:
+    return ("error", exchange.error.get("code")) if exchange.is_error else ("result",)
+
+
+def _without(value: Any, path: tuple) -> Any:
+    """``value`` with the member at ``path`` removed (the added unknown field)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if not rest:
+        return {k: v for k, v in value.items() if k != head}
+    copied = list(value) if isinstance(value, list) else dict(value)
+    copied[head] = _without(value[head], rest)
+    return copied
+
+
+@pytest.mark.req("ERR-01", "ERR-09")
+@pytest.mark.parametrize("method", METHODS)
+def test_valid_params_get_one_valid_answer(client: A2AClient, method: str):
+    def prop(params: dict) -> None:
+        _within_method_errors(client.call(method, params), method)
+
+    properties.check(prop, params=strategies.valid(_params(method)))
+
+
+@pytest.mark.req("ERR-06")
+@pytest.mark.parametrize("method", METHODS)
+def test_params_broken_one_way_are_refused(client: A2AClient, target: Target, method: str):
+    fitting = _fitting_refusals(method, target)
+    if not strategies.kinds_for(_params(method)):
+        pytest.skip(f"not applicable: {method}'s params schema admits no invalid value the generators make")
+
+    def prop(mutant: strategies.Mutant) -> None:
+        exchange = client.call(method, mutant.value)
+        if "refuse-or-clamp" in mutant.tolerated and not exchange.is_error:
+            return
+        if not exchange.is_error:
+            exchange.fail(f"params with {mutant.kind} at {mutant.field!r} must be refused, got a result")
+        if exchange.error.get("code") not in fitting:
+            exchange.fail(f"params with {mutant.kind} at {mutant.field!r} must get one of {sorted(fitting)}")
+
+    properties.check(prop, mutant=strategies.mutations(_params(method)))
+
+
+def _names(mutant: strategies.Mutant) -> set[str]:
+    """Names a field violation may use for the mutation: the field, or for a flaw of its object the parent."""
+    names = {mutant.field}
+    parents = [p for p in mutant.path[:-1] if isinstance(p, str)]
+    if mutant.kind in ("missing-required", "two-contents") and parents:
+        names.add(parents[-1])
+    return {n for n in names if n}
+
+
+@pytest.mark.req("ERR-07")
+@pytest.mark.parametrize("method", sorted(set(METHODS) - UNSERVED))
+def test_refusals_name_the_offending_field(client: A2AClient, method: str):
+    if not strategies.kinds_for(_params(method)):
+        pytest.skip(f"not applicable: {method}'s params schema admits no invalid value the generators make")
+
+    def prop(mutant: strategies.Mutant) -> None:
+        exchange = client.call(method, mutant.value)
+        if not exchange.is_error or exchange.error.get("code") != INVALID_PARAMS:
+            return  # whether it is refused is ERR-06's property
+        detail = exchange.detail("BadRequest") or {}
+        said = " ".join(f"{v.get('field', '')} {v.get('description', '')}" for v in detail.get("fieldViolations", []))
+        if not any(name in said for name in _names(mutant)):
+            exchange.fail(f"-32602 for {mutant.kind} should name {sorted(_names(mutant))} in a BadRequest violation")
+
+    properties.check(prop, share=0.5, mutant=strategies.mutations(_params(method)))
+
+
+@pytest.mark.req("ERR-08")
+@pytest.mark.parametrize("method", METHODS)
+def test_unknown_fields_are_ignored(client: A2AClient, method: str):
+    def prop(mutant: strategies.Mutant) -> None:
+        plain = client.call(method, _without(mutant.value, mutant.path))
+        extended = client.call(method, mutant.value)
+        if _outcome(plain) != _outcome(extended):
+            extended.fail(
+                f"adding the unknown field {mutant.field!r} changed the answer from {_outcome(plain)} to "
+                f"{_outcome(extended)}; the first answer was:\n{plain.describe()}"
+            )
+
+    properties.check(prop, share=0.5, mutant=strategies.unknown_field(_params(method)))
