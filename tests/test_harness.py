@@ -84,8 +84,10 @@ def test_wrong_answer_id_fails_the_check():
         ["--reference-fault=no-such-fault"],
         ["--target-url=ftp://agent.example/a2a"],
         ["--target-url=http://127.0.0.1:9/v1/a2a/agents/support"],
+        ["--property-profile=exhaustive"],
+        ["--delivery-in=header"],
     ],
-    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable"],
+    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable", "property-profile", "delivery-in"],
 )
 def test_bad_input_ends_the_run_in_one_line(tmp_path, args):
     verdicts = run_suites(tmp_path, *args, timeout_s=60)
@@ -137,6 +139,20 @@ def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
     assert "A2A exchanges" in verdicts.output and "→ POST" in verdicts.output and "← HTTP 200" in verdicts.output
     assert "expected TaskNotFoundError (-32001), got code -32602" in verdicts.output
     assert "TASK-05: " in verdicts.output, "the failed requirement is named with its statement and source"
+
+
+def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
+    verdicts = run_suites(
+        tmp_path,
+        "--reference-fault=wrong-response-id",
+        "--property-profile=thorough",
+        "--hypothesis-seed=1234",
+        "-k",
+        "test_valid_params_get_one_valid_answer and GetTask]",
+    )
+    assert verdicts.returncode == 1, verdicts.output
+    assert "params=" in verdicts.output, "the falsifying example is shown: " + verdicts.output[-3000:]
+    assert "--property-profile thorough --hypothesis-seed=1234" in verdicts.output, verdicts.output[-3000:]
 
 
 # Checks that only the embedded agent's configuration makes possible (its allowlist holds the kit's ports).
