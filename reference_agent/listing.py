@@ -56,6 +56,8 @@ def list_tasks(engine: Engine, caller: Caller, params: dict[str, Any]) -> tuple[
         if fault("page-repeats-task"):
             cursor += -1 if oldest_first else 1
         token = _page_token(cursor, fingerprint)
+    if not more and fault("walk-never-ends"):
+        token = _page_token(2**62, fingerprint)  # a position before every task: the newest page again
     total = len(tasks) if fault("wrong-total-size") else engine.store.count(flt)
     if fault("queued-listed") and before is None:
         queued = [engine.queued_task(q) for q in engine.queue.waiting(caller.agent_id, caller.subject, flt.context_id)]
