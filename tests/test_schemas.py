@@ -130,8 +130,9 @@ def test_method_document_shape(method):
 
 
 SPEC_ERRORS = {
-    "SendMessage": {-32001, -32004, -32005},
-    "SendStreamingMessage": {-32001, -32004, -32005},
+    # -32003 too: §3.3.4 (capability validation) answers any use of push, an inline config included, with it.
+    "SendMessage": {-32001, -32003, -32004, -32005},
+    "SendStreamingMessage": {-32001, -32003, -32004, -32005},
     "GetTask": {-32001},
     "ListTasks": set(),
     "CancelTask": {-32001, -32002},
