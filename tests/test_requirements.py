@@ -5,23 +5,25 @@ from __future__ import annotations
 import ast
 import tomllib
 from collections import Counter
+from pathlib import Path
 
 from fixtures import requirements
 from reference_agent.faults import FAULTS
 from tests.suite_runs import SUITES
 
 # Areas whose checks land with later work; this list only shrinks, and every entry is a promise.
-LATER_AREAS = {"release"}
+LATER_AREAS: set[str] = set()
+KIT_TESTS = Path(__file__).resolve().parent
 TIERS = {"core", "profile-v1", "profile-v2"}
 LEVELS = {"MUST", "SHOULD", "MAY"}
 # Checks that a fault of the reference agent cannot reach, each with the reason.
 NOT_FAULTABLE: dict[str, str] = {}
 
 
-def named_in_suites() -> Counter[str]:
-    """Requirement ids named by ``pytest.mark.req(...)`` anywhere in the suites."""
+def named_in_suites(folder: Path = SUITES) -> Counter[str]:
+    """Requirement ids named by ``pytest.mark.req(...)`` anywhere in the suites (or another folder)."""
     named: Counter[str] = Counter()
-    for path in SUITES.glob("test_*.py"):
+    for path in folder.glob("test_*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)
@@ -43,13 +45,23 @@ def test_requirements_are_well_formed():
         assert requirement.page in requirements.PAGES, requirement.id
         assert requirement.statement.strip() and requirement.row.strip(), requirement.id
         assert requirement.later is None or requirement.later in LATER_AREAS, requirement.id
+        assert requirement.checked_by in (None, "kit"), requirement.id
         assert requirement.id.split("-")[0].isupper()
 
 
 def test_every_requirement_has_a_check_or_a_later_area():
     named = named_in_suites()
-    unchecked = sorted(r.id for r in requirements.load().values() if r.later is None and r.id not in named)
+    target_rules = [r for r in requirements.load().values() if r.checked_by is None]
+    unchecked = sorted(r.id for r in target_rules if r.later is None and r.id not in named)
     assert not unchecked, f"requirements without a check and without a later area: {unchecked}"
+
+
+def test_rules_on_the_kit_are_proven_by_its_own_tests():
+    kit_rules = {r.id for r in requirements.load().values() if r.checked_by == "kit"}
+    assert kit_rules, "the release gate's own rules are requirements too"
+    assert not kit_rules & set(named_in_suites()), "a rule on the kit is not checked against a target"
+    unproven = sorted(kit_rules - set(named_in_suites(KIT_TESTS)))
+    assert not unproven, f"rules on the kit without a kit test naming them: {unproven}"
 
 
 def test_checks_name_known_requirements():
