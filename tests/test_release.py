@@ -261,3 +261,12 @@ def _rendered_text(chromium: str, report: Path, profile: Path) -> str:
         thread.join(timeout=10)
     visible = re.sub(r"<script.*?</script>|<style.*?</style>", " ", dom, flags=re.S)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", visible)))
+
+
+def test_push_deliveries_are_quoted_in_a_failure_report(tmp_path):
+    from reference_agent.faults import FAULTS
+
+    breaks = ",".join(FAULTS["bad-signature"].breaks)
+    verdicts = run_suites(tmp_path, "--reference-fault=bad-signature", f"--req={breaks}", "-rf", lean=True)
+    assert verdicts.returncode == 1, verdicts.output[-2000:]
+    assert "Push deliveries" in verdicts.output and "webhook-signature:" in verdicts.output
