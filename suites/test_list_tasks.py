@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -90,10 +90,14 @@ def test_latest_status_change_first(client: A2AClient):
     done = drivers.run(client, "complete", context_id=drivers.new_context())
     # Answering the first task changes its status last, so it must now come first.
     answered = drivers.settle(client, client.send("blue", task_id=asked["id"]).task)
-    exchange = client.list_tasks(statusTimestampAfter=done["status"].get("timestamp"), pageSize=100)
+    # A millisecond before the earlier change: both tasks match whether a Runtime reads the filter inclusively
+    # (LIST-03) or not, so this check of the order does not depend on that one.
+    since = _when(done) - timedelta(milliseconds=1) if _when(done) else None
+    after = since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" if since else None
+    exchange = client.list_tasks(statusTimestampAfter=after, pageSize=100)
     listed = [t for t in exchange.result["tasks"] if t["id"] in (answered["id"], done["id"])]
     if len(listed) != 2:
-        exchange.fail("both tasks changed at or after the filter's time and must be listed")
+        exchange.fail("both tasks changed after the filter's time and must be listed")
     if _misordered(listed, [done, answered]):
         exchange.fail("tasks must be listed latest status change first: the answered task changed last")
     stamps = [_when(t) for t in exchange.result["tasks"] if _when(t)]

@@ -87,8 +87,11 @@ def test_history_is_returned_when_asked(client: A2AClient, answered_task: dict):
 
 
 @pytest.mark.req("TASK-11")
+@pytest.mark.scenario("complete")
 def test_negative_history_length_is_invalid(client: A2AClient):
-    client.call("GetTask", {"id": new_id("task"), "historyLength": -1}).expect_error("InvalidParamsError")
+    # On a task that exists: for a made-up id, TaskNotFoundError would be as right an answer (ERR-06).
+    task = drivers.run(client, "complete")
+    client.call("GetTask", {"id": task["id"], "historyLength": -1}).expect_error("InvalidParamsError")
 
 
 @pytest.mark.req("TASK-12")

@@ -1,0 +1,1 @@
+"""A peer agent and client built on the official A2A Python SDK (a2a-sdk 1.3)."""
