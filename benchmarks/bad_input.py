@@ -31,6 +31,7 @@ import collections
 import contextlib
 import gzip
 import json
+import os
 import random
 import re
 import sys
@@ -521,6 +522,7 @@ async def run(args: argparse.Namespace) -> int:
                     await asyncio.wait_for(stop.wait(), 0.1)
 
         watcher = asyncio.create_task(monitor())
+        cpu = common.CpuWatch([os.getpid(), server.pid])
         queue_index = 0
         aborted = ""
 
@@ -570,6 +572,7 @@ async def run(args: argparse.Namespace) -> int:
             if not server.alive():
                 aborted = f"the agent exited after {queue_index} requests"
                 break
+        other = cpu.other_cores()
         stop.set()
         await watcher
         await asyncio.sleep(1.0)
@@ -615,6 +618,7 @@ async def run(args: argparse.Namespace) -> int:
                 ("RSS every 1,000 requests (KiB)", " ".join(str(k) for _, k in rss_samples)),
                 ("case generation", f"{generated_s:.1f} s"),
                 ("wall time", f"{time.monotonic() - started:.0f} s"),
+                ("other processes' CPU meanwhile", f"{other:.2f} cores"),
             ],
             right=False,
         )

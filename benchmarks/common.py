@@ -250,3 +250,46 @@ class Deadline:
     @property
     def passed(self) -> bool:
         return self.left() <= 0
+
+
+class CpuWatch:
+    """CPU the rest of the machine used while ours ran: all busy time (/proc/stat) less that of ``pids``.
+
+    ``other_cores()`` is that foreign use, in cores (1.0 = one core busy the whole time) since ``start()``:
+    near 0 when the machine was ours alone; a figure measured while it is large is disturbed.
+    """
+
+    def __init__(self, pids: Sequence[int]):
+        self.pids = list(pids)
+        self.hz = os.sysconf("SC_CLK_TCK")
+        self.start()
+
+    def start(self) -> None:
+        self._t0, self._busy0, self._ours0 = time.monotonic(), _busy_jiffies(), self._ours()
+
+    def _ours(self) -> int:
+        return sum(_process_jiffies(pid) for pid in self.pids)
+
+    def other_cores(self) -> float:
+        elapsed = time.monotonic() - self._t0
+        if elapsed <= 0:
+            return 0.0
+        foreign = (_busy_jiffies() - self._busy0) - (self._ours() - self._ours0)
+        return max(0.0, foreign / self.hz / elapsed)
+
+
+def _busy_jiffies() -> int:
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields[:8]) - idle  # user nice system idle iowait irq softirq steal (guest is inside user)
+
+
+def _process_jiffies(pid: int) -> int:
+    """utime + stime of a process and of its children it waited for."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return sum(int(x) for x in fields[11:15])  # utime stime cutime cstime

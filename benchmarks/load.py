@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import collections
 import json
+import os
 import random
 import sys
 import time
@@ -441,6 +442,7 @@ async def run(args: argparse.Namespace) -> int:
             f"reference agent {server.url} (pid {server.pid}); {args.clients} clients × {args.requests} requests",
             flush=True,
         )
+        watch = common.CpuWatch([os.getpid(), server.pid])
         t0 = time.monotonic()
         runs = [
             asyncio.create_task(client_loop(server.url, c, args.requests, tally, deadline), name=f"client-{c.n}")
@@ -459,6 +461,7 @@ async def run(args: argparse.Namespace) -> int:
             )
             return 2
         wall = time.monotonic() - t0
+        other = watch.other_cores()
         rss_after_load = common.rss_kib(server.pid)
         t1 = time.monotonic()
         try:
@@ -493,6 +496,7 @@ async def run(args: argparse.Namespace) -> int:
                 ("unexpected answers", unexpected),
                 ("agent RSS start / after load / end", f"{rss_start} / {rss_after_load} / {rss_end} KiB"),
                 ("audit time", f"{audit_s:.1f} s"),
+                ("other processes' CPU during the load", f"{other:.2f} cores{' (disturbed)' if other > 0.15 else ''}"),
             ],
             right=False,
         )
