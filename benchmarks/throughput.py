@@ -436,7 +436,7 @@ async def run(args: argparse.Namespace) -> int:
         watch = common.CpuWatch([os.getpid(), *(server.pid for server in servers.values())])
         for target in targets:
             await prepare(target, run_id)
-            if args.prefill:
+            if args.prefill and target.stored is not None:
                 took = await prefill(target, args.prefill, run_id)
                 print(f"{target.name}: prefilled {args.prefill} tasks in {took:.0f} s", flush=True)
             print(
