@@ -1,4 +1,4 @@
-"""The reference agent as its users run it: the console script, in its own process."""
+"""Agents as their users run them: a command in its own process that prints the URL it listens on."""
 
 from __future__ import annotations
 
@@ -12,22 +12,30 @@ from collections.abc import Iterator
 from pathlib import Path
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "nylorun-reference-agent"
-START_TIMEOUT_S = 20.0
+START_TIMEOUT_S = 30.0
 
 
 @contextlib.contextmanager
 def agent_process(db: Path, *args: str) -> Iterator[str]:
     """Start ``nylorun-reference-agent --port 0`` on ``db``; yield its base URL; stop it at the end."""
     command = [str(CONSOLE_SCRIPT), "--port", "0", "--db", str(db), *args]
+    with listening_process(command, "reference agent listening on ") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def listening_process(command: list[str], announces: str, cwd: Path | None = None) -> Iterator[str]:
+    """Start ``command``; yield the URL on the first output line that begins with ``announces``; stop it."""
     process = subprocess.Popen(
         command,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
-        yield _read_base_url(process)
+        yield _announced_url(process, announces)
     finally:
         process.terminate()
         try:
@@ -37,7 +45,7 @@ def agent_process(db: Path, *args: str) -> Iterator[str]:
             process.wait(timeout=20)
 
 
-def _read_base_url(process: subprocess.Popen) -> str:
+def _announced_url(process: subprocess.Popen, announces: str) -> str:
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -49,6 +57,6 @@ def _read_base_url(process: subprocess.Popen) -> str:
         if not line:
             break
         seen.append(line)
-        if line.startswith("reference agent listening on "):
-            return line.split(" on ", 1)[1].strip()
-    raise RuntimeError(f"the reference agent did not start: {''.join(seen)!r}")
+        if line.startswith(announces):
+            return line[len(announces) :].strip()
+    raise RuntimeError(f"{process.args[0]} did not start: {''.join(seen)!r}")

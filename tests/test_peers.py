@@ -10,15 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import selectors
 import shutil
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
 
+from tests.agent_process import listening_process
 from tests.suite_runs import REPO, run_suites
 
 EXPECTED = REPO / "peers" / "expected"
@@ -26,7 +24,6 @@ PEERS = {
     "python": [sys.executable, "-m", "peers.python.agent", "--port", "0"],
     "js": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--port", "0"],
 }
-START_TIMEOUT_S = 30.0
 # The peers' stock push senders make one attempt per event and never retry, so the retry clock's scale only
 # sets how long the kit watches for deliveries that must not come; property checks need no shrinking here.
 PEER_RUN = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=10", "--property-profile=quick")
@@ -40,31 +37,8 @@ def peer(name: str) -> Iterator[str]:
         if os.environ.get("CI") == "true":
             pytest.fail("the JS peer needs Node.js and `npm ci`; .ci/run installs them")
         pytest.skip("not checked: Node.js or `npm ci` missing for the JS peer")
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
-    try:
-        yield _listening(process)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=20)
-
-
-def _listening(process: subprocess.Popen) -> str:
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    deadline, seen = time.monotonic() + START_TIMEOUT_S, []
-    while time.monotonic() < deadline and selector.select(timeout=max(0.0, deadline - time.monotonic())):
-        line = process.stdout.readline()
-        if not line:
-            break
-        seen.append(line)
-        if line.startswith("listening "):
-            return line.split(" ", 1)[1].strip()
-    raise RuntimeError(f"the peer did not start: {''.join(seen)!r}")
+    with listening_process(command, "listening ", cwd=REPO) as url:
+        yield url
 
 
 @pytest.mark.parametrize("name", sorted(PEERS))
