@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SUITES = REPO / "suites"
@@ -52,6 +57,36 @@ def run_suites(
     if junit.exists():
         _read_junit(junit, verdicts)
     return verdicts
+
+
+def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A directory every xdist worker of this session sees (the session's own when there are no workers)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # a worker's basetemp is a directory of the session's
+    where = base / name
+    where.mkdir(parents=True, exist_ok=True)
+    return where
+
+
+def run_once(shared: Path, name: str, run: Callable[[], Verdicts]) -> Verdicts:
+    """``run()``'s verdicts, run by whichever process of the session asks first; the others read them.
+
+    The runner holds an exclusive lock on the run's lock file until its verdicts are written, so a process
+    asking meanwhile blocks on the lock (no polling) and then reads them. A runner that died without
+    writing them leaves the lock free and no verdicts: the next one to ask runs it again.
+    """
+    result = shared / f"{name}.json"
+    with open(shared / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if result.exists():
+            return Verdicts(**json.loads(result.read_text()))
+        (shared / name).mkdir(exist_ok=True)
+        verdicts = run()
+        partial = result.with_suffix(".part")
+        partial.write_text(json.dumps(asdict(verdicts)))
+        partial.replace(result)
+        return verdicts
 
 
 def _read_junit(path: Path, verdicts: Verdicts) -> None:

@@ -2,7 +2,11 @@
 
 Each fault's run is a subprocess against an embedded reference agent started with that fault. The runs
 are started together, a few at a time, when the session first needs them; the checks below then read
-their verdicts. All of them stay on one xdist worker (``xdist_group``) so each run happens once.
+their verdicts. Under xdist every worker's session wants every run, so the runs are shared: each one is
+claimed with a file lock in a directory all workers of the session see, run once, and its verdicts written
+there for the others (``xdist_group`` would keep them on one worker, but it does not group under pytest 9.2
+with xdist 3.8: pytest-dev/pytest-xdist#1386). Workers take the runs in different orders, so they rarely
+wait for each other.
 """
 
 from __future__ import annotations
@@ -13,9 +17,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import pytest
 
 from reference_agent.faults import FAULTS
-from tests.suite_runs import Verdicts, run_suites
+from tests.suite_runs import Verdicts, run_once, run_suites, shared_dir
 
-pytestmark = pytest.mark.xdist_group("fault-runs")
 CLEAN = "(clean)"
 PUSH_OFF = "(push-off)"
 
@@ -27,12 +30,11 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
         if item.module.__name__ == __name__:
             callspec = getattr(item, "callspec", None)
             wanted |= {callspec.params["fault"]} if callspec else set(FAULTS)
-    root = tmp_path_factory.mktemp("fault-runs")
+    root = shared_dir(tmp_path_factory, "fault-runs")
     pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
 
     def run(fault: str) -> Verdicts:
         where = root / (fault.strip("()") or "clean")
-        where.mkdir()
         if fault == CLEAN:
             return run_suites(where, lean=True)
         if fault == PUSH_OFF:
@@ -47,9 +49,20 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
         )
         return run_suites(where, *args, lean=True)
 
-    runs = {fault: pool.submit(run, fault) for fault in sorted(wanted)}
+    runs = {
+        fault: pool.submit(run_once, root, fault.strip("()") or "clean", lambda fault=fault: run(fault))
+        for fault in _in_worker_order(sorted(wanted))
+    }
     yield runs
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _in_worker_order(runs: list[str]) -> list[str]:
+    """The runs, rotated by the xdist worker's index so that workers start on different runs."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    shift = len(runs) * (int(worker) if worker.isdigit() else 0) // max(1, count)
+    return runs[shift:] + runs[:shift]
 
 
 # With push on, the checks of an Agent without push do not apply; they run in the push-off run below.
