@@ -85,6 +85,8 @@ class Engine:
             del self._runners[task_id]
 
     async def _run(self, task: TaskRecord, base_url: str) -> None:
+        if self.store.get(task.id) is None:  # its transaction rolled back after the runner was made
+            return
         try:
             await scenarios.run(Turn(self, task, base_url))
         except asyncio.CancelledError:
@@ -119,9 +121,10 @@ class Engine:
         task.status_message = status.message(task, state, text, data, fault)
         if task.status_message and (state in INTERRUPTED or state in TERMINAL):
             task.history.append(task.status_message)
-        self.store.save(task)
-        if not (state in INTERRUPTED and fault("interrupted-not-pushed")):
-            self.announce(task, status.update_event(task))
+        with self.store.transaction():  # the change and its push events: both or neither survive a crash
+            self.store.save(task)
+            if not (state in INTERRUPTED and fault("interrupted-not-pushed")):
+                self.announce(task, status.update_event(task))
         event = self._changed.pop(task.id, None)
         if event:
             event.set()
@@ -166,21 +169,23 @@ class Engine:
                 raise invalid_params(
                     [("configuration.taskPushNotificationConfig.url", "is not an allowed destination")]
                 )
-        known = self.store.task_for_message(caller.agent_id, caller.subject, message["messageId"])
-        if known and not fault("new-task-on-retry"):
-            task = self.owned(caller, known)
-        elif message.get("taskId") and not fault("new-task-on-resume"):
-            if fault("unknown-task-starts-new") and self.store.get(message["taskId"]) is None:
-                message.pop("taskId")
-                task = self._new_turn(caller, message, params)
+        # The task and its inline push config commit together: a crash in between would leave a task whose
+        # events nobody is told of, and a retry of the message would not create the config again.
+        with self.store.transaction():
+            known = self.store.task_for_message(caller.agent_id, caller.subject, message["messageId"])
+            if known and not fault("new-task-on-retry"):
+                task = self.owned(caller, known)
+            elif message.get("taskId") and not fault("new-task-on-resume"):
+                if fault("unknown-task-starts-new") and self.store.get(message["taskId"]) is None:
+                    message.pop("taskId")
+                    task = self._new_turn(caller, message, params)
+                else:
+                    task = self._continue(caller, message)
             else:
-                task = self._continue(caller, message)
-        else:
-            task = self._new_turn(caller, message, params)
-        queued = bool(task.scenario.get("queued"))
-        # Not twice on a retry; a queued message's config is created when a turn takes it.
-        if push_config is not None and not known and not queued and not fault("inline-config-ignored"):
-            with self.store.transaction():
+                task = self._new_turn(caller, message, params)
+            queued = bool(task.scenario.get("queued"))
+            # Not twice on a retry; a queued message's config is created when a turn takes it.
+            if push_config is not None and not known and not queued and not fault("inline-config-ignored"):
                 self.push_configs.create(task, push_config, caller.extensions)
         if queued:  # answered at once with the task that will take it
             return task
@@ -215,7 +220,7 @@ class Engine:
             if task.state in TERMINAL:  # only under the fault above
                 task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
             else:
-                task.scenario["stage"] = "answered"
+                task.scenario.update(stage="answered", outputs=0)  # a new stage records its own outputs
             self.set_status(task, "TASK_STATE_WORKING", None)
         self._start_runner(task, caller.base_url)
         return task
@@ -296,9 +301,11 @@ class Engine:
             remembered.get("traceparent"),
         )
         params = queued.params
-        task = self._start_turn(caller, dict(params["message"]), params.get("metadata"), queued=queued)
         push_config = (params.get("configuration") or {}).get("taskPushNotificationConfig")
+        # The turn, the message taken and its push configs commit together, or a crash could leave the
+        # configs on a message no longer waiting and the task's events told to nobody.
         with self.store.transaction():
+            task = self._start_turn(caller, dict(params["message"]), params.get("metadata"), queued=queued)
             self.push_configs.move(agent_id, subject, queued.message_id, task.id)
             if push_config is not None and push.allowed(push_config.get("url", ""), self.config):
                 self.push_configs.create(task, push_config, caller.extensions)

@@ -99,7 +99,10 @@ class Dispatcher:
         except (ValueError, RecursionError, UnicodeEncodeError):  # RecursionError: nested past the parser
             return self.error(None, RpcError("JSONParseError", "Invalid JSON payload", reason="PARSE_ERROR"))
         request_id = request.get("id") if isinstance(request, dict) else None
-        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        # An id the envelope schema admits is echoed as sent: a string, or a number without a fraction, which
+        # JSON may spell 1.0 (json reads that as a float). Any other id is unusable and answered as null.
+        whole = isinstance(request_id, float) and request_id.is_integer()
+        if not (isinstance(request_id, str | int) or whole) or isinstance(request_id, bool):
             request_id = None
         problems = schemas.violations(request, "jsonrpc/Request.json")
         if self.config.fault("envelope-not-validated") and isinstance(request, dict):

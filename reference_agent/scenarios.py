@@ -94,7 +94,8 @@ def _broken_echo(parts: list[dict[str, Any]], fault) -> list[dict[str, Any]]:
 
 async def run(turn: Turn) -> None:
     """Run the turn's scenario from wherever it stands (a fresh start, a resume, or after an answer)."""
-    turn.set_state("TASK_STATE_WORKING", "Working on it." if turn.scenario.get("stage") == "start" else None)
+    starting = turn.scenario.get("stage") == "start" and turn.task.state != "TASK_STATE_WORKING"
+    turn.set_state("TASK_STATE_WORKING", "Working on it." if starting else None)
     await RUNNERS[turn.scenario["name"]](turn)
 
 

@@ -1,7 +1,9 @@
 """SQLite storage of tasks, idempotency keys and conversations.
 
 Every status change takes the next value of one global sequence; ListTasks orders and pages by it, so a
-page cursor is a position in that sequence and never needs a scan (keyset paging).
+page cursor is a position in that sequence and never needs a scan (keyset paging). ListTasks' totalSize
+comes from counts per owner and state that triggers keep in the same transaction as the rows, so a page
+costs the same at 1k and 100k tasks; only a filter by conversation or by time counts rows.
 """
 
 from __future__ import annotations
@@ -55,6 +57,25 @@ CREATE TABLE IF NOT EXISTS files (
   PRIMARY KEY (task_id, path)
 );
 CREATE INDEX IF NOT EXISTS files_by_path ON files (agent_id, subject, context_id, path, version);
+CREATE TABLE IF NOT EXISTS task_counts (
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  state TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (agent_id, subject, state)
+);
+CREATE TRIGGER IF NOT EXISTS task_counted AFTER INSERT ON tasks BEGIN
+  INSERT INTO task_counts VALUES (NEW.agent_id, NEW.subject, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS task_uncounted AFTER DELETE ON tasks BEGIN
+  UPDATE task_counts SET n = n - 1 WHERE agent_id = OLD.agent_id AND subject = OLD.subject AND state = OLD.state;
+END;
+CREATE TRIGGER IF NOT EXISTS task_recounted AFTER UPDATE OF state ON tasks WHEN OLD.state != NEW.state BEGIN
+  UPDATE task_counts SET n = n - 1 WHERE agent_id = OLD.agent_id AND subject = OLD.subject AND state = OLD.state;
+  INSERT INTO task_counts VALUES (NEW.agent_id, NEW.subject, NEW.state, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
 CREATE TABLE IF NOT EXISTS contexts (
   agent_id TEXT NOT NULL,
   subject TEXT NOT NULL,
@@ -120,7 +141,13 @@ class Store:
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA recursive_triggers=ON")  # a REPLACE's deletion is counted too
         self.db.executescript(SCHEMA)
+        with self.transaction():  # counted afresh at every start: a database from before the counts gets them
+            self.db.execute("DELETE FROM task_counts")
+            self.db.execute(
+                "INSERT INTO task_counts SELECT agent_id, subject, state, COUNT(*) FROM tasks GROUP BY 1, 2, 3"
+            )
         self._seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM tasks").fetchone()[0]
         row = self.db.execute("SELECT MAX(status_ts) FROM tasks").fetchone()[0]
         self._last = datetime.fromisoformat(row.replace("Z", "+00:00")) if row else datetime.min.replace(tzinfo=UTC)
@@ -130,6 +157,10 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """One transaction; a nested one joins it, so everything written inside commits together or not at all."""
+        if self.db.in_transaction:
+            yield
+            return
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -227,10 +258,15 @@ class Store:
     def active_in_context(self, agent_id: str, subject: str | None, context_id: str) -> TaskRecord | None:
         """The running task of a conversation (of any subject's, when ``subject`` is None)."""
         placeholders = ",".join("?" * len(ACTIVE))
+        # The subject clause only when there is a subject: "(subject=? OR ? IS NULL)" would keep SQLite from
+        # using the conversation index, and this runs on every message.
+        owner, args = (
+            ("agent_id=? AND subject=?", [agent_id, subject]) if subject is not None else ("agent_id=?", [agent_id])
+        )
         row = self.db.execute(
-            f"SELECT * FROM tasks WHERE agent_id=? AND (subject=? OR ? IS NULL) AND context_id=? "
-            f"AND state IN ({placeholders}) ORDER BY seq DESC LIMIT 1",
-            (agent_id, subject, subject, context_id, *sorted(ACTIVE)),
+            f"SELECT * FROM tasks WHERE {owner} AND context_id=? AND state IN ({placeholders}) "
+            "ORDER BY seq DESC LIMIT 1",
+            (*args, context_id, *sorted(ACTIVE)),
         ).fetchone()
         return TaskRecord.from_row(row) if row else None
 
@@ -279,6 +315,15 @@ class Store:
         return [TaskRecord.from_row(row) for row in rows]
 
     def count(self, flt: TaskFilter) -> int:
+        if None not in (flt.agent_id, flt.subject) and flt.context_id is None and flt.status_after is None:
+            state, args = (
+                ("", [flt.agent_id, flt.subject])
+                if flt.state is None
+                else (" AND state=?", [flt.agent_id, flt.subject, flt.state])
+            )
+            return self.db.execute(
+                f"SELECT COALESCE(SUM(n), 0) FROM task_counts WHERE agent_id=? AND subject=?{state}", args
+            ).fetchone()[0]
         where, args = self._where(flt)
         return self.db.execute(f"SELECT COUNT(*) FROM tasks WHERE {where}", args).fetchone()[0]
 

@@ -43,6 +43,20 @@ class Turn:
     def __init__(self, engine: Engine, task: TaskRecord, base_url: str):
         self.engine, self.task, self.base_url = engine, task, base_url
         self.task_id, self.scenario = task.id, task.scenario
+        self._outputs = 0
+
+    def _recorded_before(self) -> bool:
+        """Whether this stage's next output was recorded by an earlier run of it, cut off by a restart.
+
+        A scenario runs its stage from the start again after a restart and makes the same outputs in the same
+        order, so the first ``scenario["outputs"]`` of them are already stored (and their push events queued)
+        and are skipped: an artifact or a step is never recorded twice. The count is saved with each output.
+        """
+        self._outputs += 1
+        if self._outputs <= self.scenario.get("outputs", 0):
+            return True
+        self.scenario["outputs"] = self._outputs
+        return False
 
     def fault(self, name: str) -> bool:
         return self.engine.config.fault(name)
@@ -62,38 +76,60 @@ class Turn:
 
     def step(self, count: int = 1) -> None:
         """Count work done, for the turn's telemetry totals."""
+        if self._recorded_before():
+            return
         self.scenario["steps"] = self.scenario.get("steps", 0) + count
         self.save_scenario()
 
     def add_artifact(self, name: str, parts: list[dict[str, Any]], *, metadata: dict[str, Any] | None = None) -> None:
+        if self._recorded_before():
+            return
+        self._record_artifact(name, parts, metadata)
+
+    def _record_artifact(self, name: str, parts: list[dict[str, Any]], metadata: dict[str, Any] | None) -> None:
         artifact: dict[str, Any] = {"artifactId": f"{self.task.id}-{len(self.task.artifacts) + 1}", "name": name}
         artifact["parts"] = parts
         if metadata:
             artifact["metadata"] = metadata
             artifact["extensions"] = sorted(metadata)
         self.task.artifacts.append(artifact)
-        self.engine.store.save(self.task)
-        self.engine.announce(self.task, status.artifact_event(self.task, artifact))
+        with self.engine.store.transaction():  # the artifact and its push events: both or neither
+            self.engine.store.save(self.task)
+            self.engine.announce(self.task, status.artifact_event(self.task, artifact))
 
     def publish_file(self, path: str, data: bytes, *, inline: bool, link: bool, media_type: str) -> None:
         """Write ``path`` in the agent's outputs and add it as an artifact with its files/v1 data."""
+        if self._recorded_before():  # its file too: a new token would break the URL already handed out
+            return
         store = self.engine.store
-        version = 1 if self.fault("version-not-growing") else store.file_version(self.task, path, data)
+        with store.transaction():  # the file and the artifact that hands it out: both or neither
+            version = 1 if self.fault("version-not-growing") else store.file_version(self.task, path, data)
+            # The URL carries a random token: whoever holds the answer may fetch the file, nobody can guess it.
+            token = secrets.token_urlsafe(18)
+            store.save_file(self.task, path, version, data, token)
+            file = {
+                "kind": "file",
+                "version": version,
+                "size": len(data),
+                "sha256": _sha256(data, self.fault),
+                "path": path,
+            }
+            if self.fault("file-size-as-string"):
+                file["size"] = str(file["size"])
+            metadata = None if self.fault("file-metadata-missing") else {FILES: file}
+            self._record_artifact(
+                path.rsplit("/", 1)[-1], self._file_parts(path, data, token, inline, link, media_type), metadata
+            )
+
+    def _file_parts(self, path: str, data: bytes, token: str, inline: bool, link: bool, media_type: str) -> list:
         name = path.rsplit("/", 1)[-1]
-        # The URL carries a random token: whoever holds the answer may fetch the file, nobody can guess it.
-        token = secrets.token_urlsafe(18)
-        store.save_file(self.task, path, version, data, token)
         parts: list[dict[str, Any]] = []
         if inline:
             parts.append({"raw": _b64(data), "filename": name, "mediaType": media_type})
         if link:
             served = path + ".missing" if self.fault("file-url-unfetchable") else path
             parts.append({"url": self.file_url(token, served), "filename": name, "mediaType": media_type})
-        digest = hashlib.sha256(data + (b"x" if self.fault("wrong-sha256") else b"")).hexdigest()
-        file = {"kind": "file", "version": version, "size": len(data), "sha256": digest, "path": path}
-        if self.fault("file-size-as-string"):
-            file["size"] = str(file["size"])
-        self.add_artifact(name, parts, metadata=None if self.fault("file-metadata-missing") else {FILES: file})
+        return parts
 
     def last_user_message(self) -> dict[str, Any]:
         users = [m for m in self.task.history if m.get("role") == "ROLE_USER"]
@@ -101,6 +137,8 @@ class Turn:
 
     def add_agent_message(self, parts: list[dict[str, Any]]) -> None:
         """A message of the agent's own into the task's history (not a status change)."""
+        if self._recorded_before():
+            return
         self.task.history.append(
             {
                 "messageId": f"{self.task.id}-note-{len(self.task.history)}",
@@ -117,6 +155,10 @@ class Turn:
 
     def save_scenario(self) -> None:
         self.engine.store.save(self.task)
+
+
+def _sha256(data: bytes, fault) -> str:
+    return hashlib.sha256(data + (b"x" if fault("wrong-sha256") else b"")).hexdigest()
 
 
 def _b64(data: bytes) -> str:

@@ -108,6 +108,18 @@ def test_answer_carries_the_request_id(client: A2AClient, request_id):
 
 
 @pytest.mark.req("ERR-01")
+def test_whole_number_id_written_with_a_fraction_is_echoed_or_refused(client: A2AClient):
+    body = b'{"jsonrpc": "2.0", "id": 1.0, "method": "ListTasks", "params": {"pageSize": 1}}'
+    exchange = client.post(body, method="ListTasks", schema="jsonrpc/Response.json")
+    answered = exchange.json.get("id")
+    refused = exchange.is_error and exchange.error.get("code") == -32600 and answered is None
+    if not refused and (isinstance(answered, bool) or answered != 1):
+        exchange.fail(
+            "the id 1.0 is the number 1: echo it (as 1 or 1.0), or refuse the envelope with -32600 and id null"
+        )
+
+
+@pytest.mark.req("ERR-01")
 def test_error_answer_carries_the_request_id(client: A2AClient):
     client.call("GetTask", {"id": drivers.new_context()}, request_id="kit-error-id").expect_error("TaskNotFoundError")
 
