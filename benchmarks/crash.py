@@ -564,7 +564,7 @@ def install_crash_point(name: str) -> None:
     from reference_agent.engine import Engine
 
     if name == "status-saved-before-push":
-        # Engine.set_status commits the status change (autocommit), then announce() queues its push event.
+        # Engine.set_status saves the status change, then announce() queues its push event.
         original_announce = Engine.announce
 
         def announce(self, task, event):
@@ -575,13 +575,13 @@ def install_crash_point(name: str) -> None:
 
         Engine.announce = announce
     elif name == "queued-taken-before-config":
-        # Engine._take_next commits the new turn (and the message as taken), then moves/creates its push config.
+        # Engine._take_next stores the new turn (and the message as taken), then moves/creates its push config.
         def move(self, *args, **kwargs):
             _die()
 
         push.PushConfigs.move = move
     elif name == "send-accepted-before-config":
-        # Engine.send commits the new turn, then creates the inline push config in a second transaction.
+        # Engine.send stores the new turn, then creates the inline push config.
         def create(self, *args, **kwargs):
             _die()
 
@@ -621,19 +621,19 @@ def run_crash_point(name: str, workdir: Path, timeout_s: float = 20.0) -> PointR
     try:
         rpc = Rpc(patched.start())
         if name == "status-saved-before-push":
-            window = "Engine.set_status: store.save() commits the status; announce() then queues its push event"
+            window = "Engine.set_status: after store.save() of the status, before announce() queues its push event"
             task = rpc.send("scenario slow 300", push_url=endpoint.url)
             acknowledged = f"task {task['id']} accepted (returnImmediately) with a push config"
             task_id, message_id = task["id"], None
         elif name == "queued-taken-before-config":
-            window = "Engine._take_next: _start_turn() commits the turn; the push config is moved/created after"
+            window = "Engine._take_next: after _start_turn() stores the turn, before its push config is moved/created"
             busy = rpc.send("scenario slow 300", push_url=endpoint.url)
             message_id = f"msg-{uuid.uuid4().hex}"
             rpc.send("scenario echo", context_id=busy["contextId"], push_url=endpoint.url, message_id=message_id)
             acknowledged = f"message {message_id} queued behind {busy['id']}, with a push config"
             task_id = message_id
         else:
-            window = "Engine.send: _new_turn() commits the task; the inline push config is created after"
+            window = "Engine.send: after _new_turn() stores the task, before the inline push config is created"
             message_id = f"msg-{uuid.uuid4().hex}"
             try:
                 rpc.send("scenario slow 300", push_url=endpoint.url, message_id=message_id)

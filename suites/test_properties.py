@@ -35,6 +35,20 @@ def _errors(method: str) -> set[int]:
     return set(schemas.resolve(f"methods/{method}.json#/$defs/errors")["enum"])
 
 
+def _broken_params(methods: list[str]) -> list:
+    """(method, mutation kind) for every kind the generators can make of the method's params: one case each,
+    so every kind is tried and a failure names it (a method whose params admit none gets one skipped case)."""
+    cases = []
+    for method in methods:
+        kinds = sorted(strategies.kinds_for(_params(method))) or [None]
+        cases += [pytest.param(method, kind, id=f"{method}-{kind or 'none'}") for kind in kinds]
+    return cases
+
+
+# The examples of one method's broken params are shared among its kinds (a kind gets at least one).
+KIND_SHARE = 1 / 3
+
+
 def _push_served(target: Target) -> bool:
     return bool((target.card.get("capabilities") or {}).get("pushNotifications"))
 
@@ -100,10 +114,10 @@ def test_valid_params_get_one_valid_answer(client: A2AClient, method: str):
 
 
 @pytest.mark.req("ERR-06")
-@pytest.mark.parametrize("method", SERVED)
-def test_params_broken_one_way_are_refused(client: A2AClient, target: Target, method: str):
+@pytest.mark.parametrize(("method", "kind"), _broken_params(SERVED))
+def test_params_broken_one_way_are_refused(client: A2AClient, target: Target, method: str, kind: str | None):
     fitting = _fitting_refusals(method, target)
-    if not strategies.kinds_for(_params(method)):
+    if kind is None:
         pytest.skip(f"not applicable: {method}'s params schema admits no invalid value the generators make")
 
     def prop(mutant: strategies.Mutant) -> None:
@@ -117,7 +131,7 @@ def test_params_broken_one_way_are_refused(client: A2AClient, target: Target, me
         if exchange.error.get("code") not in fitting:
             exchange.fail(f"params with {mutant.kind} at {mutant.field!r} must get one of {sorted(fitting)}")
 
-    properties.check(prop, mutant=strategies.mutations(_params(method)))
+    properties.check(prop, share=KIND_SHARE, mutant=strategies.mutations(_params(method), kinds={kind}))
 
 
 def _names(mutant: strategies.Mutant) -> set[str]:
@@ -130,9 +144,9 @@ def _names(mutant: strategies.Mutant) -> set[str]:
 
 
 @pytest.mark.req("ERR-07")
-@pytest.mark.parametrize("method", SERVED)
-def test_refusals_name_the_offending_field(client: A2AClient, method: str):
-    if not strategies.kinds_for(_params(method)):
+@pytest.mark.parametrize(("method", "kind"), _broken_params(SERVED))
+def test_refusals_name_the_offending_field(client: A2AClient, method: str, kind: str | None):
+    if kind is None:
         pytest.skip(f"not applicable: {method}'s params schema admits no invalid value the generators make")
 
     def prop(mutant: strategies.Mutant) -> None:
@@ -144,7 +158,7 @@ def test_refusals_name_the_offending_field(client: A2AClient, method: str):
         if not any(name in said for name in _names(mutant)):
             exchange.fail(f"-32602 for {mutant.kind} should name {sorted(_names(mutant))} in a BadRequest violation")
 
-    properties.check(prop, share=0.5, mutant=strategies.mutations(_params(method)))
+    properties.check(prop, share=KIND_SHARE, mutant=strategies.mutations(_params(method), kinds={kind}))
 
 
 @pytest.mark.req("ERR-08")

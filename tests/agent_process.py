@@ -7,6 +7,7 @@ import os
 import selectors
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +36,11 @@ def listening_process(command: list[str], announces: str, cwd: Path | None = Non
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
-        yield _announced_url(process, announces)
+        url = _announced_url(process, announces)
+        # Keep reading what it prints: a full pipe would block the process at its next log line (a traceback
+        # of a request nested 100,000 deep fills one), and every request it serves would hang.
+        threading.Thread(target=_drain, args=(process,), daemon=True).start()
+        yield url
     finally:
         process.terminate()
         try:
@@ -60,3 +65,9 @@ def _announced_url(process: subprocess.Popen, announces: str) -> str:
         if line.startswith(announces):
             return line[len(announces) :].strip()
     raise RuntimeError(f"{process.args[0]} did not start: {''.join(seen)!r}")
+
+
+def _drain(process: subprocess.Popen) -> None:
+    with contextlib.suppress(OSError, ValueError):  # ValueError: the pipe was closed as the process stopped
+        for _ in process.stdout:
+            pass

@@ -289,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1; 0 picks a free one (default)")
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level (default warning)")
     args = parser.parse_args(argv)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted connections only for a socket whose proto says
+    # TCP, and without it uvicorn's two writes per answer wait ~40 ms for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", args.port))
