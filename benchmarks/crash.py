@@ -821,7 +821,7 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         failed = out.lost > 0
         if not args.no_crash_points:
-            print("\n== exact crash points (the agent SIGKILLs itself between two commits)")
+            print("\n== exact crash points (the agent SIGKILLs itself between two writes of one transaction)")
             for name in CRASH_POINTS:
                 result = run_crash_point(name, Path(tmp))
                 print(f"{name}: {'LOST' if result.lost else 'nothing lost'}")

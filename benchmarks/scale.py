@@ -8,8 +8,9 @@ is started on it. Each case asks 200 times (after 10 warm-up requests) for pageS
 - without a filter, and with a contextId filter (a conversation holding a tenth of the tasks).
 
 A keyset cursor (``seq < ?`` on the index) costs the same at any depth and any table size; the goal is 100k
-within 2× of 1k. Each answer also carries ``totalSize``, a COUNT over the caller's tasks, timed separately
-in-process with the page query (and both query plans printed), so what grows with the table is named.
+within 2× of 1k. Each answer also carries ``totalSize`` (from the counts the store keeps per owner and state,
+or a COUNT over one conversation's tasks), timed separately in-process with the page query (and the query
+plans printed), so what grows with the table is named.
 
 Push: the kit's receiver (``fixtures.push_receiver.PushReceiver`` with a secret: every delivery is verified —
 Standard Webhooks signature, timestamp, StreamResponse schema) on its own thread, fed by a signing sender in
@@ -222,7 +223,11 @@ def query_plans(db: Path) -> list[str]:
                 "ORDER BY seq DESC LIMIT ?",
                 (AGENT, SUBJECT, FILTERED_CONTEXT, 503, 51),
             ),
-            ("totalSize, no filter", "SELECT COUNT(*) FROM tasks WHERE agent_id=? AND subject=?", (AGENT, SUBJECT)),
+            (
+                "totalSize, no filter",
+                "SELECT COALESCE(SUM(n), 0) FROM task_counts WHERE agent_id=? AND subject=?",
+                (AGENT, SUBJECT),
+            ),
             (
                 "totalSize, contextId",
                 "SELECT COUNT(*) FROM tasks WHERE agent_id=? AND subject=? AND context_id=?",
@@ -462,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
             ratio = c["p50"] / small["p50"]
             failed |= ratio > 2.0
             print(f"  {c['filter'].split()[0]:9} {c['page']:7}: {ratio:.2f}×")
-        print("\nin-process (Store, same DB, after the agent stopped): the page query vs the COUNT behind totalSize")
+        print("\nin-process (Store, same DB, after the agent stopped): the page query vs Store.count behind totalSize")
         rows = [[b["tasks"], b["filter"], b["what"], f"{b['s'] * 1000:.3f}"] for b in breakdown]
         print(common.table(["tasks", "filter", "query", "ms"], rows))
         print("query plans:")
