@@ -29,6 +29,10 @@ class Crash(Exception):
     """Stands for the process dying between two writes."""
 
 
+def _crash(*_args, **_kwargs) -> None:
+    raise Crash()
+
+
 def _engine(db: Path) -> Engine:
     config = AgentConfig(
         str(db), push_secret="whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", push_allowed=frozenset({HOOK})
@@ -71,7 +75,7 @@ def test_a_status_change_and_its_push_events_are_stored_together(tmp_path, monke
         engine = _engine(db)
         task = await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-status"))
         before = _stored(db, "SELECT state, seq FROM tasks WHERE id=?", task.id)[0]
-        monkeypatch.setattr(engine.sender, "enqueue", lambda *a, **k: (_ for _ in ()).throw(Crash()))
+        monkeypatch.setattr(engine.sender, "enqueue", _crash)
         with pytest.raises(Crash):
             engine.set_status(task, "TASK_STATE_COMPLETED", "Done.")
         after = _stored(db, "SELECT state, seq FROM tasks WHERE id=?", task.id)[0]
@@ -88,7 +92,7 @@ def test_an_artifact_and_its_push_event_are_stored_together(tmp_path, monkeypatc
         engine = _engine(db)
         task = await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-artifact"))
         stored = engine.store.get(task.id)
-        monkeypatch.setattr(engine.sender, "enqueue", lambda *a, **k: (_ for _ in ()).throw(Crash()))
+        monkeypatch.setattr(engine.sender, "enqueue", _crash)
         with pytest.raises(Crash):
             Turn(engine, stored, CALLER.base_url).add_artifact("a", [{"text": "x"}])
         artifacts = json.loads(_stored(db, "SELECT artifacts FROM tasks WHERE id=?", task.id)[0]["artifacts"])
@@ -103,7 +107,7 @@ def test_a_task_and_its_inline_push_config_are_stored_together(tmp_path, monkeyp
 
     async def scenario() -> None:
         engine = _engine(db)
-        monkeypatch.setattr(engine.push_configs, "create", lambda *a, **k: (_ for _ in ()).throw(Crash()))
+        monkeypatch.setattr(engine.push_configs, "create", _crash)
         with pytest.raises(Crash):
             await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-inline"))
         assert _stored(db, "SELECT id FROM tasks") == [], "the task was stored without its push config"
@@ -120,7 +124,7 @@ def test_a_queued_message_taken_keeps_its_push_config(tmp_path, monkeypatch):
         engine = _engine(db)
         busy = await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-busy", push=False))
         await engine.send(CALLER, _send(engine, "hello", "m-queued", context_id=busy.context_id))
-        monkeypatch.setattr(engine.push_configs, "move", lambda *a, **k: (_ for _ in ()).throw(Crash()))
+        monkeypatch.setattr(engine.push_configs, "move", _crash)
         ended = engine.store.get(busy.id)
         ended.state = "TASK_STATE_CANCELED"  # the conversation is free: its turn ended
         engine.store.save(ended)
