@@ -1,3 +1,1 @@
-"""Loads the kit's pytest plugin for the suites (and for the kit's own tests)."""
-
-pytest_plugins = ["fixtures.plugin"]
+"""The kit's own checkout: the plugin loads by its pytest11 entry point, as it does where the kit is installed."""

@@ -435,7 +435,7 @@ def draw_mutants(n: int, seed: int) -> list[tuple[str, Any]]:
     from hypothesis import seed as fixed_seed
     from hypothesis import strategies as st
 
-    from schemas.strategies import mutations
+    from nylorun_a2a_kit.schemas.strategies import mutations
 
     drawn: list[tuple[str, Any]] = []
     strategy = st.sampled_from(PARAM_METHODS).flatmap(

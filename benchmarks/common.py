@@ -126,7 +126,7 @@ def reference_agent(workdir: Path, *args: str, db: Path | None = None, profile: 
     if profile is None:
         command = [str(CONSOLE_SCRIPT)]
     else:
-        command = [str(PYTHON), "-m", "cProfile", "-o", str(profile), "-m", "reference_agent"]
+        command = [str(PYTHON), "-m", "cProfile", "-o", str(profile), "-m", "nylorun_a2a_kit.reference_agent"]
     command += ["--host", "127.0.0.1", "--port", "0", "--db", str(db), *args]
     prefix = "reference agent listening on "
     return server_process(

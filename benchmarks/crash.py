@@ -51,7 +51,7 @@ from typing import Any
 
 import httpx
 
-from fixtures.push_receiver import Delivery, Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push_receiver import Delivery, Endpoint, PushReceiver
 
 REPO = Path(__file__).resolve().parent.parent
 KEY = "kit-key"
@@ -93,7 +93,7 @@ class AgentProcess:
                 "--",
                 *agent,
             ]
-        return [sys.executable, "-m", "reference_agent", *agent]
+        return [sys.executable, "-m", "nylorun_a2a_kit.reference_agent", *agent]
 
     def start(self) -> str:
         offset = self.log.stat().st_size if self.log.exists() else 0
@@ -560,8 +560,8 @@ def _die() -> None:
 
 def install_crash_point(name: str) -> None:
     """Patch the agent so that it SIGKILLs itself at ``name`` (once per process; the restart runs unpatched)."""
-    from reference_agent import push
-    from reference_agent.engine import Engine
+    from nylorun_a2a_kit.reference_agent import push
+    from nylorun_a2a_kit.reference_agent.engine import Engine
 
     if name == "status-saved-before-push":
         # Engine.set_status saves the status change, then announce() queues its push event.
@@ -595,7 +595,7 @@ def agent_with_crash_point(argv: list[str]) -> int:
     if rest[:1] == ["--"]:
         rest = rest[1:]
     install_crash_point(name)
-    from reference_agent.__main__ import main as agent_main
+    from nylorun_a2a_kit.reference_agent.__main__ import main as agent_main
 
     return agent_main(rest)
 

@@ -39,10 +39,10 @@ import httpx
 
 from benchmarks import common
 from benchmarks.crash import KEY, AgentProcess, new_secret
-from fixtures import push_verify
-from fixtures.push_receiver import PushReceiver
-from reference_agent import status
-from reference_agent.store import Store, TaskFilter, TaskRecord, format_timestamp
+from nylorun_a2a_kit.fixtures import push_verify
+from nylorun_a2a_kit.fixtures.push_receiver import PushReceiver
+from nylorun_a2a_kit.reference_agent import status
+from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord, format_timestamp
 
 AGENT = "support"
 SUBJECT = "a2a:scale"
@@ -384,7 +384,7 @@ def verification_costs(samples: int = 2000) -> dict[str, float]:
     """Seconds per delivery of each step the receiver runs on one delivery, in-process."""
     from standardwebhooks.webhooks import Webhook
 
-    import schemas
+    from nylorun_a2a_kit import schemas
 
     secret = new_secret()
     task = TaskRecord(

@@ -9,15 +9,16 @@ import logging
 import signal
 import sys
 
-from reference_agent.app import start_site
-from reference_agent.config import AgentConfig, parse_key
-from reference_agent.faults import FAULTS, check_faults
+from nylorun_a2a_kit.cli import USAGE_ERROR, Parser
+from nylorun_a2a_kit.reference_agent.app import start_site
+from nylorun_a2a_kit.reference_agent.config import AgentConfig, parse_key
+from nylorun_a2a_kit.reference_agent.faults import FAULTS, check_faults
 
 DEFAULT_KEY = "kit-key"
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="nylorun-reference-agent",
         description="The conformance kit's reference A2A agent (Nylorun Profile v2), on JSON-RPC over HTTP.",
         epilog="Faults: " + "; ".join(f"{name}: {fault.description}" for name, fault in FAULTS.items()),
@@ -102,17 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = config_from(args)
     except ValueError as exc:
-        print(f"nylorun-reference-agent: {exc}", file=sys.stderr)
-        return 2
+        print(f"nylorun-reference-agent: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         asyncio.run(serve(config, args.host, args.port))
     except OSError as exc:
         print(
-            f"nylorun-reference-agent: cannot listen on {args.host}:{args.port}: {exc.strerror}",
+            f"nylorun-reference-agent: error: cannot listen on {args.host}:{args.port}: {exc.strerror}",
             file=sys.stderr,
         )
-        return 1
+        return USAGE_ERROR
     return 0
 
 

@@ -13,13 +13,13 @@ from typing import Any
 
 from aiohttp import web
 
-from reference_agent import extensions, feed
-from reference_agent.card import agent_card
-from reference_agent.config import AgentConfig, KeyGrant
-from reference_agent.engine import Caller, Engine
-from reference_agent.errors import RpcError, ServerFailure
-from reference_agent.rpc import Dispatcher, parse_json
-from reference_agent.store import Store
+from nylorun_a2a_kit.reference_agent import extensions, feed
+from nylorun_a2a_kit.reference_agent.card import agent_card
+from nylorun_a2a_kit.reference_agent.config import AgentConfig, KeyGrant
+from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
+from nylorun_a2a_kit.reference_agent.errors import RpcError, ServerFailure
+from nylorun_a2a_kit.reference_agent.rpc import Dispatcher, parse_json
+from nylorun_a2a_kit.reference_agent.store import Store
 
 log = logging.getLogger("reference_agent")
 ENGINE: web.AppKey[Engine] = web.AppKey("engine", Engine)

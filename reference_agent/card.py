@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_agent import scenarios
-from reference_agent.config import AgentConfig
-from reference_agent.extensions import DESCRIPTIONS
+from nylorun_a2a_kit.reference_agent import scenarios
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.extensions import DESCRIPTIONS
 
 VERSION = "0.1.0"
 

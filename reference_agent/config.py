@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_agent.faults import check_faults
+from nylorun_a2a_kit.reference_agent.faults import check_faults
 
 DEFAULT_SCOPES = ("sessions:own",)
 

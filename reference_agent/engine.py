@@ -15,13 +15,13 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from reference_agent import extensions, interactions, listing, push, scenarios, status
-from reference_agent.config import AgentConfig
-from reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
-from reference_agent.extensions import TELEMETRY
-from reference_agent.queue import MessageQueue, Queued
-from reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskRecord
-from reference_agent.turn import Turn, new_trace_id, trace_id_of
+from nylorun_a2a_kit.reference_agent import extensions, interactions, listing, push, scenarios, status
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
+from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
+from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
+from nylorun_a2a_kit.reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.turn import Turn, new_trace_id, trace_id_of
 
 log = logging.getLogger("reference_agent")
 

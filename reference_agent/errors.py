@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas import error_code
+from nylorun_a2a_kit.schemas import error_code
 
 ERROR_DOMAIN = "a2a.nylorun.example"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"

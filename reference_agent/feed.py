@@ -15,9 +15,9 @@ import hashlib
 import json
 from typing import Any
 
-from reference_agent.config import AgentConfig
-from reference_agent.extensions import TELEMETRY
-from reference_agent.store import TERMINAL, Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, Store, TaskRecord
 
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
 STATUS = {

@@ -12,9 +12,9 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from reference_agent.errors import invalid_params
-from reference_agent.extensions import INTERACTIONS
-from reference_agent.turn import Turn
+from nylorun_a2a_kit.reference_agent.errors import invalid_params
+from nylorun_a2a_kit.reference_agent.extensions import INTERACTIONS
+from nylorun_a2a_kit.reference_agent.turn import Turn
 
 STATES = {
     "approval": "TASK_STATE_AUTH_REQUIRED",

@@ -16,11 +16,11 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from reference_agent.errors import invalid_params
-from reference_agent.store import TaskFilter, TaskRecord, format_timestamp
+from nylorun_a2a_kit.reference_agent.errors import invalid_params
+from nylorun_a2a_kit.reference_agent.store import TaskFilter, TaskRecord, format_timestamp
 
 if TYPE_CHECKING:
-    from reference_agent.engine import Caller, Engine
+    from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
 
 DEFAULT_PAGE_SIZE = 50
 

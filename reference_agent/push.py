@@ -34,8 +34,8 @@ from urllib.parse import urlsplit
 import aiohttp
 from standardwebhooks.webhooks import Webhook
 
-from reference_agent.config import AgentConfig
-from reference_agent.errors import RpcError, invalid_params
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params
 
 log = logging.getLogger("reference_agent.push")
 TOKEN_HEADER = "X-A2A-Notification-Token"

@@ -6,12 +6,12 @@ import json
 import logging
 from typing import Any
 
-import schemas
-from reference_agent import extensions, push
-from reference_agent.config import AgentConfig
-from reference_agent.engine import Caller, Engine
-from reference_agent.errors import RpcError, ServerFailure, invalid_params, unsupported
-from reference_agent.store import TaskRecord
+from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.reference_agent import extensions, push
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
+from nylorun_a2a_kit.reference_agent.errors import RpcError, ServerFailure, invalid_params, unsupported
+from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
 log = logging.getLogger("reference_agent")
 SUPPORTED_VERSIONS = ("1.0",)

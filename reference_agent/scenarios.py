@@ -15,9 +15,9 @@ from typing import Any
 
 import aiohttp
 
-from reference_agent import interactions
-from reference_agent.extensions import EFFECTS, PROGRESS
-from reference_agent.turn import Turn
+from nylorun_a2a_kit.reference_agent import interactions
+from nylorun_a2a_kit.reference_agent.extensions import EFFECTS, PROGRESS
+from nylorun_a2a_kit.reference_agent.turn import Turn
 
 CONTRACT_TAG = "scenario-contract/v1"
 SCENARIOS = (

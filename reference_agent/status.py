@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_agent.extensions import INTERACTIONS
-from reference_agent.store import TaskRecord
+from nylorun_a2a_kit.reference_agent.extensions import INTERACTIONS
+from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
 TOKENS_PER_STEP = 180
 USD_PER_TOKEN = 0.000002

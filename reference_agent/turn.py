@@ -13,12 +13,12 @@ import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from reference_agent import status
-from reference_agent.extensions import FILES
-from reference_agent.store import TaskRecord
+from nylorun_a2a_kit.reference_agent import status
+from nylorun_a2a_kit.reference_agent.extensions import FILES
+from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
 if TYPE_CHECKING:
-    from reference_agent.engine import Engine
+    from nylorun_a2a_kit.reference_agent.engine import Engine
 
 TRACEPARENT_VERSION = "00"
 

@@ -10,7 +10,8 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import jsonschema
@@ -18,7 +19,7 @@ import referencing
 from referencing.jsonschema import DRAFT202012
 
 BASE = "https://kit.nylorun.example/schemas/"
-ROOT = Path(__file__).resolve().parent
+ROOT: Traversable = resources.files(__name__)
 FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 # JSON Schema patterns are ECMA-262: an unescaped '$' ends the string. Python's '$' also matches before a
 # final newline, which would let "TASK_NOT_FOUND\n" pass ^[A-Z_]+$; '\Z' restores the ECMA meaning.
@@ -54,13 +55,32 @@ class ShapeViolation:
 def documents() -> dict[str, dict[str, Any]]:
     """Every schema document by its ``$id``."""
     found: dict[str, dict[str, Any]] = {}
-    for path in sorted(ROOT.rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        expected = BASE + path.relative_to(ROOT).as_posix()
+    for relative, item in sorted(_json_files(ROOT, "")):
+        document = json.loads(item.read_text(encoding="utf-8"))
+        expected = BASE + relative
         if document.get("$id") != expected:
-            raise ValueError(f"{path.name}: $id must be {expected!r}, found {document.get('$id')!r}")
+            raise ValueError(f"{relative}: $id must be {expected!r}, found {document.get('$id')!r}")
         found[expected] = document
     return found
+
+
+def _json_files(folder: Traversable, prefix: str) -> list[tuple[str, Traversable]]:
+    out = []
+    for item in folder.iterdir():
+        if item.is_dir():
+            out += _json_files(item, f"{prefix}{item.name}/")
+        elif item.name.endswith(".json"):
+            out.append((prefix + item.name, item))
+    return out
+
+
+@cache
+def method_names() -> tuple[str, ...]:
+    """The JSON-RPC methods the kit has a schema for (``methods/<Method>.json``)."""
+    prefix = BASE + "methods/"
+    return tuple(
+        sorted(uri.removeprefix(prefix).removesuffix(".json") for uri in documents() if uri.startswith(prefix))
+    )
 
 
 @cache

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import hypothesis.strategies as st
 from hypothesis import reject
 
-import schemas
+from nylorun_a2a_kit import schemas
 
 KINDS = frozenset({"missing-required", "wrong-type", "unknown-enum", "excluded-value", "out-of-range", "too-short"})
 KINDS |= {"two-contents", "bad-format", "bad-pattern"}

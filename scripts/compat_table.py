@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fixtures import requirements  # noqa: E402
+from nylorun_a2a_kit.fixtures import requirements  # noqa: E402
 
 COLUMNS = {"reference": "Reference agent", "python": "a2a-sdk 1.3 (Python)", "js": "@a2a-js/sdk 1.3 (JS)"}
 MARK = {"passed": "pass", "failed": "**FAIL**", "skipped": "n/a", "mixed": "**FAIL** (some)", None: "—"}

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from fixtures import drivers
-from fixtures.client import A2AClient, Exchange
-from fixtures.target import Target
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 def _list_body() -> bytes:

@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from fixtures.client import VerdictError, fetch
-from fixtures.target import PROFILE_V2_EXTENSIONS, Target
+from nylorun_a2a_kit.fixtures.client import VerdictError, fetch
+from nylorun_a2a_kit.fixtures.target import PROFILE_V2_EXTENSIONS, Target
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
 

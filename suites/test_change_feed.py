@@ -8,10 +8,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-import schemas
-from fixtures import drivers
-from fixtures.client import A2AClient, Exchange, fetch
-from fixtures.target import Target
+from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, fetch
+from nylorun_a2a_kit.fixtures.target import Target
 
 FEED_STATUS = {
     "TASK_STATE_WORKING": "running",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import drivers, extensions
-from fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures import drivers, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient
 
 pytestmark = pytest.mark.scenario("uncertain")
 # Far longer than the checks watch, so the outcome stays unknown while they look.

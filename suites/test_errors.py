@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from fixtures import drivers
-from fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient
 
 STANDARD_CODES = {-32700, -32600, -32601, -32602}
 # A body past this may meet an Agent's size limit, and HTTP 413 is then a fitting answer; the pages set no

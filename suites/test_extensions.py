@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from fixtures import drivers, extensions
-from fixtures.client import RECORDED, A2AClient, Exchange
+from nylorun_a2a_kit.fixtures import drivers, extensions
+from nylorun_a2a_kit.fixtures.client import RECORDED, A2AClient, Exchange
 
 UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
 

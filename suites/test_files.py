@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from fixtures import drivers, extensions
-from fixtures.client import A2AClient, Exchange, fetch
-from fixtures.file_server import FileServer
-from fixtures.target import Target
+from nylorun_a2a_kit.fixtures import drivers, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, fetch
+from nylorun_a2a_kit.fixtures.file_server import FileServer
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 def _file_artifacts(task: dict) -> list[dict]:

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from fixtures import drivers
-from fixtures.client import A2AClient, fetch
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient, fetch
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
 PARTS = {

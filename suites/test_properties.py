@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-import schemas
-from fixtures import properties
-from fixtures.client import A2AClient, Exchange
-from fixtures.target import Target
-from schemas import strategies
+from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.fixtures import properties
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.schemas import strategies
 
-METHODS = sorted(path.stem for path in (schemas.ROOT / "methods").glob("*.json"))
+METHODS = list(schemas.method_names())
 # Methods the profile does not serve: they answer their refusal whatever the params (the unserved checks
 # prove it), so only the properties of every answer apply to them, not those of params handling.
 UNSERVED = {"SendStreamingMessage", "SubscribeToTask", "GetExtendedAgentCard"}

@@ -6,10 +6,10 @@ import itertools
 
 import pytest
 
-from fixtures import drivers
-from fixtures.client import A2AClient, new_id
-from fixtures.push_receiver import Endpoint, PushReceiver
-from fixtures.target import Target
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.push_receiver import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = pytest.mark.scenario("ask")
 FAILING = {"then": "500"}  # an endpoint that fails every attempt

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import drivers
-from fixtures.client import A2AClient
-from fixtures.push_receiver import PushReceiver
-from fixtures.target import Target
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.push_receiver import PushReceiver
+from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = [pytest.mark.req("PUSH-11"), pytest.mark.scenario("ask")]
 

@@ -6,9 +6,9 @@ import secrets
 
 import pytest
 
-from fixtures import drivers, extensions
-from fixtures.client import A2AClient
-from fixtures.target import Target
+from nylorun_a2a_kit.fixtures import drivers, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 def _telemetry(task: dict) -> dict | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import drivers, extensions
-from fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures import drivers, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 
 APPROVED_ACTION = "approved action ran"
 

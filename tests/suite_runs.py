@@ -48,7 +48,8 @@ def run_suites(
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
     if lean:
         environment["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        command[4:4] = ["-p", "xdist.plugin"]  # the project's addopts name an xdist option
+        # The kit's own plugin, and xdist's: the project's addopts name an xdist option.
+        command[4:4] = ["-p", "nylorun_a2a_kit.fixtures.plugin", "-p", "xdist.plugin"]
     environment.update(env or {})
     done = subprocess.run(
         command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=timeout_s, check=False

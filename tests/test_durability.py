@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from reference_agent import scenarios
-from reference_agent.config import AgentConfig
-from reference_agent.engine import Caller, Engine
-from reference_agent.store import Store
-from reference_agent.turn import Turn
+from nylorun_a2a_kit.reference_agent import scenarios
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
+from nylorun_a2a_kit.reference_agent.store import Store
+from nylorun_a2a_kit.reference_agent.turn import Turn
 
 HOOK = "127.0.0.1:9"  # allowed, never connected to: the sender is not started
 CALLER = Caller("support", "a2a:durability", "http://127.0.0.1:1/v1/a2a/agents/support")

@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
-from reference_agent.faults import FAULTS
+from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import Verdicts, run_once, run_suites, shared_dir
 
 CLEAN = "(clean)"

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
-import schemas
-from schemas import strategies
+from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.schemas import strategies
 
 METHOD_REFS = [f"methods/{path.stem}.json#/$defs/params" for path in sorted((schemas.ROOT / "methods").glob("*.json"))]
 REFS = [*METHOD_REFS, "a2a/Task.json", "a2a/Message.json"]

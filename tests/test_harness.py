@@ -10,10 +10,10 @@ import threading
 import httpx
 import pytest
 
-from fixtures import options
-from fixtures.client import A2AClient, ShapeError
-from fixtures.push_receiver import free_port
-from fixtures.target import claimed_tier, declared_scenarios
+from nylorun_a2a_kit.fixtures import options
+from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
+from nylorun_a2a_kit.fixtures.push_receiver import free_port
+from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
 from tests.suite_runs import run_suites
 

@@ -76,6 +76,6 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
 
 
 def _tier(requirement_id: str) -> str:
-    from fixtures import requirements
+    from nylorun_a2a_kit.fixtures import requirements
 
     return requirements.load()[requirement_id].tier

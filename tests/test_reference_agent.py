@@ -8,8 +8,8 @@ import subprocess
 import httpx
 import pytest
 
-from fixtures import drivers
-from fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from tests.agent_process import CONSOLE_SCRIPT, agent_process
 
 KEY = "kit-key"
@@ -119,7 +119,7 @@ def test_console_script_lists_faults_and_refuses_unknown_ones(tmp_path):
         text=True,
         timeout=60,
     )
-    assert refused.returncode == 2
+    assert refused.returncode == 4
     assert refused.stderr.strip().count("\n") == 0 and "unknown fault nope" in refused.stderr
 
 
@@ -150,7 +150,7 @@ def test_every_fault_the_code_asks_about_is_a_named_fault():
     import re
     from pathlib import Path
 
-    from reference_agent.faults import FAULTS
+    from nylorun_a2a_kit.reference_agent.faults import FAULTS
 
     source = "\n".join(p.read_text() for p in Path("reference_agent").glob("*.py") if p.name != "faults.py")
     asked = set(re.findall(r"""\bfault\(\s*["']([a-z0-9.-]+)["']""", source))

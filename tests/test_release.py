@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import known_failures, tck
+from nylorun_a2a_kit.fixtures import known_failures, tck
 from tests.suite_runs import run_suites
 
 USAGE_ERROR = 4
+RELEASE_CLI = (sys.executable, "-m", "nylorun_a2a_kit.fixtures.release_cli")
 LISTED = """
 [[known]]
 requirement = "TASK-05"
@@ -159,7 +160,7 @@ link = "https://tracker.example/runtime/2"
 def _tck(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
-    command = [sys.executable, "-m", "fixtures.release_cli", "--out", str(tmp_path / "out"), "--no-html"]
+    command = [*RELEASE_CLI, "--out", str(tmp_path / "out"), "--no-html"]
     return subprocess.run([*command, *args], capture_output=True, text=True, check=False, timeout=300,
                           cwd=Path(__file__).resolve().parent.parent)  # fmt: skip
 
@@ -183,7 +184,7 @@ def test_the_release_command_gates_kit_and_tck_together(tmp_path):
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT.replace('<error message="boom"/>', ""), encoding="utf-8")
     clean = subprocess.run(
-        [sys.executable, "-m", "fixtures.release_cli", *listed, "--tck-junit", str(junit), "--out",
+        [*RELEASE_CLI, *listed, "--tck-junit", str(junit), "--out",
          str(tmp_path / "out"), "--no-html", "--", "-q", *FAULTY, "-p", "no:randomly"],
         capture_output=True, text=True, check=False, timeout=300, cwd=Path(__file__).resolve().parent.parent,
     )  # fmt: skip
@@ -191,7 +192,7 @@ def test_the_release_command_gates_kit_and_tck_together(tmp_path):
     assert "release gate: not blocked" in clean.stdout
     junit.write_text(JUNIT, encoding="utf-8")
     blocked = subprocess.run(
-        [sys.executable, "-m", "fixtures.release_cli", *listed, "--tck-junit", str(junit), "--out",
+        [*RELEASE_CLI, *listed, "--tck-junit", str(junit), "--out",
          str(tmp_path / "out"), "--no-html", "--", "-q", *FAULTY],
         capture_output=True, text=True, check=False, timeout=300, cwd=Path(__file__).resolve().parent.parent,
     )  # fmt: skip
@@ -205,7 +206,7 @@ def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "fixtures.release_cli", "--release", "9.9.9", "--known-failures-dir", str(folder),
+        [*RELEASE_CLI, "--release", "9.9.9", "--known-failures-dir", str(folder),
          "--tck-junit", str(junit), "--out", str(tmp_path / "out"), "--no-html", "--", "--req=CARD-01"],
         capture_output=True, text=True, check=False, timeout=300, cwd=Path(__file__).resolve().parent.parent,
     )  # fmt: skip
@@ -214,7 +215,7 @@ def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
 
 
 def _browser_tools() -> tuple[list[str] | None, str | None]:
-    from fixtures.release_cli import allure_command
+    from nylorun_a2a_kit.fixtures.release_cli import allure_command
 
     return allure_command(), shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -228,7 +229,7 @@ def test_the_html_report_opens_in_a_browser_with_the_right_counts(tmp_path):
         pytest.skip(f"not checked: {missing} is not installed here")
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "fixtures.release_cli", *_list(tmp_path, LISTED), "--out", str(out), "--",
+        [*RELEASE_CLI, *_list(tmp_path, LISTED), "--out", str(out), "--",
          "-q", *FAULTY],
         capture_output=True, text=True, check=False, timeout=600, cwd=Path(__file__).resolve().parent.parent,
     )  # fmt: skip
@@ -264,7 +265,7 @@ def _rendered_text(chromium: str, report: Path, profile: Path) -> str:
 
 
 def test_push_deliveries_are_quoted_in_a_failure_report(tmp_path):
-    from reference_agent.faults import FAULTS
+    from nylorun_a2a_kit.reference_agent.faults import FAULTS
 
     breaks = ",".join(FAULTS["bad-signature"].breaks)
     verdicts = run_suites(tmp_path, "--reference-fault=bad-signature", f"--req={breaks}", "-rf", lean=True)

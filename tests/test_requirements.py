@@ -7,8 +7,8 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from fixtures import requirements
-from reference_agent.faults import FAULTS
+from nylorun_a2a_kit.fixtures import requirements
+from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import SUITES
 
 # Areas whose checks land with later work; this list only shrinks, and every entry is a promise.

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-import schemas
+from nylorun_a2a_kit import schemas
 from tests.test_schemas import METHODS
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "schema_examples"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import schemas
+from nylorun_a2a_kit import schemas
 
 ERROR_INFO = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "d"}
 

@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 import jsonschema
 import pytest
 
-import schemas
+from nylorun_a2a_kit import schemas
 
 PROTO = Path(__file__).resolve().parent / "reference" / "a2a.proto"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

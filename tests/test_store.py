@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 
-from reference_agent.store import Store, TaskFilter, TaskRecord
+from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord
 
 STATES = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED")
 

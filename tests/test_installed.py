@@ -1,0 +1,148 @@
+"""The kit as another project installs it: a wheel in a fresh virtual environment, outside this repository.
+
+The project has its own ``fixtures`` and ``schemas`` packages and its own passing test. With the kit
+installed, that test run is unchanged (the plugin stays inert); from that project the kit checks a
+reference agent started as its users start it, and the gate applies a known-failures list kept in the
+project, giving the same verdicts as the embedded run in this repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import venv
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.agent_process import listening_process
+from tests.suite_runs import REPO, run_suites
+
+pytestmark = pytest.mark.slow
+
+# One fault and a few areas whose checks need nothing but a key: the verdicts compared below.
+FAULT = "wrong-error-code"
+CHECKED = "--req=TASK-05,CARD-01,CARD-02,ERR-05,VER-01,LIST-01"
+OWN_TEST = """
+import fixtures
+import schemas
+
+
+def test_own_packages_are_the_projects():
+    assert fixtures.OWNER == "project" and schemas.OWNER == "project"
+"""
+LISTED = """
+[[known]]
+test = "suites/test_tasks.py::test_unknown_task_is_not_found"
+reason = "the release answers -32602 for a missing task"
+link = "https://tracker.example/runtime/7"
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict[str, Path]:
+    """A wheel of the kit, installed into a fresh virtual environment beside a project of its own."""
+    root = tmp_path_factory.mktemp("installed")
+    dist = root / "dist"
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)], cwd=root)
+    assert built.returncode == 0, built.stderr[-3000:]
+    [wheel] = dist.glob("nylorun_a2a_kit-*.whl")
+    environment = root / "venv"
+    venv.create(environment, with_pip=True)
+    python = environment / "bin" / "python"
+    done = _run([str(python), "-m", "pip", "install", "-q", str(wheel)], cwd=root, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    project = root / "project"
+    for package in ("fixtures", "schemas"):
+        (project / package).mkdir(parents=True)
+        (project / package / "__init__.py").write_text('OWNER = "project"\n', encoding="utf-8")
+    (project / "tests").mkdir()
+    (project / "tests" / "test_own.py").write_text(OWN_TEST, encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n', encoding="utf-8"
+    )
+    (project / "reports" / "known-failures").mkdir(parents=True)
+    (project / "reports" / "known-failures" / "rc1.toml").write_text(LISTED, encoding="utf-8")
+    return {"python": python, "bin": environment / "bin", "project": project, "root": root}
+
+
+def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+def test_only_one_top_level_name_is_installed(installed):
+    listing = _run(
+        [str(installed["python"]), "-c", "import importlib.metadata as m; "
+         "print('\\n'.join(str(f) for f in m.distribution('nylorun-a2a-kit').files))"],
+        cwd=installed["root"],
+    )  # fmt: skip
+    assert listing.returncode == 0, listing.stderr
+    top = {line.split("/", 1)[0] for line in listing.stdout.split()}
+    top = {name for name in top if not name.endswith(".dist-info") and name != ".."}
+    assert top == {"nylorun_a2a_kit"}, top
+
+
+def test_every_command_answers_version(installed):
+    for command in ("nylorun-reference-agent", "nylorun-a2a-release", "nylorun-a2a-tck"):
+        done = _run([str(installed["bin"] / command), "--version"], cwd=installed["project"])
+        assert done.returncode == 0 and re.fullmatch(rf"{command} \S+\n", done.stdout), (command, done)
+
+
+def test_the_projects_own_test_run_is_unchanged(installed):
+    project, pytest_bin = installed["project"], str(installed["bin"] / "pytest")
+    with_kit = _run([pytest_bin, "-p", "no:cacheprovider"], cwd=project)
+    without = _run([pytest_bin, "-p", "no:cacheprovider", "-p", "no:nylorun_a2a_kit"], cwd=project)
+    assert with_kit.returncode == 0, with_kit.stdout[-3000:] + with_kit.stderr[-3000:]
+
+    def comparable(output: str) -> str:
+        lines = [line for line in output.splitlines() if not line.startswith("plugins:")]
+        return re.sub(r" in \d+\.\d+s", "", "\n".join(lines))
+
+    assert comparable(with_kit.stdout) == comparable(without.stdout)
+    assert with_kit.stderr == without.stderr == ""
+    assert not (project / "reports" / "out").exists(), "the inert plugin wrote a summary"
+
+
+def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
+    project, bin_dir = installed["project"], installed["bin"]
+    embedded = run_suites(tmp_path, f"--reference-fault={FAULT}", CHECKED, "-p", "no:randomly")
+    assert embedded.outcomes, embedded.output[-3000:]
+    agent = [str(bin_dir / "nylorun-reference-agent"), "--port", "0", "--db", str(tmp_path / "agent.sqlite3"),
+             "--key", "kit-key", "--fault", FAULT]  # fmt: skip
+    with listening_process(agent, "reference agent listening on ") as base:
+        url = f"{base}/v1/a2a/agents/support"
+        junit = tmp_path / "installed.xml"
+        remote = _run(
+            [str(bin_dir / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", f"--target-url={url}", "--key=kit-key",
+             CHECKED, "-p", "no:cacheprovider", f"--junitxml={junit}", "--summary-dir=out"],
+            cwd=project,
+        )  # fmt: skip
+        assert remote.returncode == 1, remote.stdout[-3000:] + remote.stderr[-3000:]
+        assert _outcomes(junit) == embedded.outcomes
+        gate = _run(
+            [str(bin_dir / "nylorun-a2a-release"), "--release", "rc1", "--no-html", "--out", "gate", "--",
+             f"--target-url={url}", "--key=kit-key", CHECKED],
+            cwd=project,
+        )  # fmt: skip
+    assert gate.returncode == 0, gate.stdout[-3000:] + gate.stderr[-3000:]
+    summary = json.loads((project / "gate" / "summary.json").read_text(encoding="utf-8"))
+    [entry] = summary["known_failures"]
+    assert entry["state"] == "failed as expected", entry
+    assert summary["new_failures"] == []
+
+
+def _outcomes(junit: Path) -> dict[str, str]:
+    found = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        outcome = "passed"
+        for tag, name in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+            if case.find(tag) is not None:
+                outcome = name
+                break
+        found[f"{case.get('classname')}::{case.get('name')}"] = outcome
+    return found
