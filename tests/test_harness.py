@@ -15,9 +15,20 @@ from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
 from nylorun_a2a_kit.fixtures.push_receiver import free_port
 from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
-from tests.suite_runs import run_suites
+from tests.silent_target import relay_that_goes_silent
+from tests.suite_runs import REPO, run_suites
 
 USAGE_ERROR = 4
+VALID_CARD = {
+    "name": "plain",
+    "description": "an agent",
+    "version": "1",
+    "supportedInterfaces": [{"url": "http://127.0.0.1:9/app", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+    "capabilities": {},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}],
+}
 
 
 def test_default_card_url_follows_the_client_page():
@@ -86,16 +97,83 @@ def test_wrong_answer_id_fails_the_check():
         ["--target-url=http://127.0.0.1:9/v1/a2a/agents/support"],
         ["--property-profile=exhaustive"],
         ["--delivery-in=header"],
+        ["--push-listen=abc"],
+        ["--summary-dir=/proc/nope"],
+        ["--alluredir=/proc/nope"],
+        ["--other-subject=a2a:conformance"],
     ],
-    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable", "property-profile", "delivery-in"],
-)
+    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable", "property-profile", "delivery-in",
+         "push-listen", "summary-dir", "alluredir", "same-subject"],
+)  # fmt: skip
 def test_bad_input_ends_the_run_in_one_line(tmp_path, args):
     verdicts = run_suites(tmp_path, *args, timeout_s=60)
+    _one_error_line(verdicts)
+
+
+def _one_error_line(verdicts) -> str:
     assert verdicts.returncode == USAGE_ERROR, verdicts.output
     errors = [line for line in verdicts.output.splitlines() if line.startswith("ERROR:")]
     assert len(errors) == 1, verdicts.output
     assert "Traceback" not in verdicts.output
     assert len(errors[0]) < 300
+    return errors[0]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("NYLORUN_A2A_CLAIM", "gold"), ("NYLORUN_A2A_TIMEOUT_S", "soon"), ("NYLORUN_A2A_PUSH_LISTEN", "abc"),
+     ("NYLORUN_A2A_STRICT_SHOULD", "perhaps"), ("NYLORUN_RATE_LIMIT_ATTEMPTS", "-1")],
+)  # fmt: skip
+def test_a_bad_environment_value_names_the_variable_and_the_value(tmp_path, variable, value):
+    error = _one_error_line(run_suites(tmp_path, env={variable: value}, timeout_s=60))
+    assert variable in error and repr(value) in error, error
+
+
+def test_every_option_has_an_environment_variable_of_one_scheme():
+    for spec in options.OPTIONS:
+        names = options.env_names(spec.name)
+        assert names[0] == "NYLORUN_A2A_" + spec.name.upper(), names
+        assert all(name.startswith("NYLORUN_") for name in names), names
+    aliases = {name for spec in options.OPTIONS for name in options.env_names(spec.name)[1:]}
+    assert {"NYLORUN_RUNTIME_URL", "NYLORUN_SERVER_KEY"} <= aliases, "the client page's names are read"
+
+
+def test_old_environment_names_are_still_read(tmp_path):
+    verdicts = run_suites(tmp_path, "--req=CARD-01", "--collect-only", env={"NYLORUN_SUBJECT": "a2a:old-name"})
+    assert verdicts.returncode == 0, verdicts.output[-2000:]
+
+
+def test_a_wrong_key_ends_the_run_before_any_check(tmp_path):
+    with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base:
+        verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--key=wrong", timeout_s=60)
+    error = _one_error_line(verdicts)
+    assert "HTTP 401" in error and "--key" in error, error
+    assert not verdicts.outcomes, "no check ran"
+
+
+def test_a_target_url_serving_html_ends_the_run_before_any_check(tmp_path, card_server):
+    base, served = card_server
+    served["card"] = VALID_CARD
+    verdicts = run_suites(tmp_path, f"--target-url={base}/app", "--card-url=" + base + "/card.json", timeout_s=60)
+    error = _one_error_line(verdicts)
+    assert "HTML page" in error and "--target-url" in error, error
+
+
+def test_a_target_that_goes_silent_stops_the_run_without_a_verdict(tmp_path):
+    with (
+        agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base,
+        relay_that_goes_silent(base, answered_posts=3) as relay,
+    ):
+        verdicts = run_suites(
+            tmp_path, f"--target-url={relay}/v1/a2a/agents/support", "--key=kit-key", "--timeout-s=2",
+            "--req=TASK-05,TASK-06,TASK-07,TASK-08,TASK-09,ERR-05,CANCEL-01", "-p", "no:randomly",
+            f"--summary-dir={tmp_path / 'out'}", timeout_s=120,
+        )  # fmt: skip
+    assert verdicts.returncode == USAGE_ERROR, verdicts.output[-3000:]
+    [line] = [line for line in verdicts.output.splitlines() if "stopped answering" in line]
+    assert "3 checks in a row got no answer, the last suites/" in line and "checks not run" in line, line
+    assert "(SHOULD) not met" not in verdicts.output, "no answer is never a SHOULD not met"
+    assert not (tmp_path / "out" / "summary.json").exists(), "a run that lost its target publishes no verdict"
 
 
 @pytest.fixture
@@ -105,9 +183,15 @@ def card_server():
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
-            body = json.dumps(served["card"]).encode()
+            self._answer(json.dumps(served["card"]).encode(), "application/json")
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self._answer(b"<!DOCTYPE html><html><body>Sign in</body></html>", "text/html; charset=utf-8")
+
+        def _answer(self, body: bytes, content_type: str) -> None:
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -231,3 +315,9 @@ def test_summary_reports_the_tier_claimed_and_reached(tmp_path):
     assert "tier claimed: Profile v2; tier reached: none" in verdicts.output, verdicts.output[-2000:]
     assert "Profile v1: " in verdicts.output and "1 failed (INTER-09)" in verdicts.output
     assert "not verified: skipped or not run" in verdicts.output, "a run of two checks verifies no tier"
+
+
+def test_the_readme_documents_every_option():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    missing = [options.flag(spec.name) for spec in options.OPTIONS if f"`{options.flag(spec.name)}`" not in readme]
+    assert not missing, f"options the README's table does not name: {missing}"

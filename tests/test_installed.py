@@ -129,11 +129,23 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
              f"--target-url={url}", "--key=kit-key", CHECKED],
             cwd=project,
         )  # fmt: skip
+        alone = _run([str(bin_dir / "pytest"), f"--target-url={url}", "--key=kit-key", CHECKED, "-q"], cwd=project)
+    assert alone.returncode == 1 and "test_own_packages" not in alone.stdout, alone.stdout[-3000:]
+    assert "suites/test_tasks.py::test_unknown_task_is_not_found" in alone.stdout, "a target alone runs the suites"
     assert gate.returncode == 0, gate.stdout[-3000:] + gate.stderr[-3000:]
     summary = json.loads((project / "gate" / "summary.json").read_text(encoding="utf-8"))
     [entry] = summary["known_failures"]
     assert entry["state"] == "failed as expected", entry
     assert summary["new_failures"] == []
+
+
+def test_the_shipped_example_list_is_found_anywhere(installed):
+    done = _run(
+        [str(installed["bin"] / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", "--release=example",
+         "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=installed["root"],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def _outcomes(junit: Path) -> dict[str, str]:
