@@ -144,7 +144,7 @@ def test_the_relay_forwards_nothing_else_and_says_when_the_target_is_down(relay,
 
 def test_the_relay_listens_on_loopback_only(relay):
     assert relay.url.startswith("http://127.0.0.1:")
-    assert {host for host, *_ in relay._runner.addresses} == {"127.0.0.1"}
+    assert relay.addresses == [("127.0.0.1", relay.port)]
     with socket.socket() as other:  # the same port on another loopback address is not the relay's
         other.settimeout(2)
         assert other.connect_ex(("127.0.0.2", relay.port)) != 0
@@ -267,7 +267,7 @@ def test_run_tck_says_in_one_line_what_kept_it_from_running(tmp_path):
         _writable_again(checkout)
 
 
-def test_run_tck_stops_a_tck_that_runs_too_long(tmp_path):
+def test_run_tck_stops_a_tck_that_runs_too_long(tmp_path, monkeypatch):
     checkout, python = _fake_tck(
         tmp_path,
         """
@@ -277,12 +277,11 @@ def test_run_tck_stops_a_tck_that_runs_too_long(tmp_path):
         time.sleep(60)
     """,
     )
-    os.environ["PIDS"] = str(tmp_path / "pids")
+    monkeypatch.setenv("PIDS", str(tmp_path / "pids"))
     try:
         with pytest.raises(tck_runner.TckRunError, match=r"^the A2A TCK did not finish within 2 s and was stopped"):
             tck_runner.run_tck(checkout, python, "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j.xml", 2)
     finally:
-        os.environ.pop("PIDS")
         _writable_again(checkout)
     child = int((tmp_path / "pids").read_text())
     with pytest.raises(ProcessLookupError):  # its pytest child went with it
