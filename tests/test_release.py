@@ -16,6 +16,7 @@ import pytest
 from nylorun_a2a_kit.fixtures import known_failures, tck
 from tests.agent_process import agent_process
 from tests.suite_runs import REPO, run_suites
+from tests.tck_install import installed_tck
 
 USAGE_ERROR = 4
 RELEASE_CLI = (sys.executable, "-m", "nylorun_a2a_kit.fixtures.release_cli")
@@ -32,6 +33,13 @@ link = "https://tracker.example/runtime/1"
 """
 # One fault, and the checks of the requirement it breaks plus one it does not.
 FAULTY = ("--reference-fault=wrong-error-code", "--req=TASK-05,CARD-01")
+
+
+def _cli(command: list[str], timeout_s: float = 300) -> subprocess.CompletedProcess:
+    """A kit command as a user runs it from the repository, with none of this machine's NYLORUN_* settings."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=timeout_s, cwd=REPO,
+                          env=environment)  # fmt: skip
 
 
 def _list(tmp_path: Path, text: str, release: str = "9.9.9") -> tuple[str, ...]:
@@ -256,8 +264,7 @@ def test_a_tck_xfail_counts_as_a_should_not_met(tmp_path, kit_summary):
 def test_the_standalone_fold_refuses_without_a_kit_summary(tmp_path):
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
-    done = subprocess.run([*TCK_CLI, str(junit), "--out", str(tmp_path / "nothing")], capture_output=True,
-                          text=True, check=False, timeout=120)  # fmt: skip
+    done = _cli([*TCK_CLI, str(junit), "--out", str(tmp_path / "nothing")])
     assert done.returncode == USAGE_ERROR and not (tmp_path / "nothing" / "summary.json").exists()
     [line] = done.stderr.strip().splitlines()
     assert "no kit summary" in line, line
@@ -269,11 +276,11 @@ def test_the_release_command_gates_kit_and_tck_together(tmp_path):
     junit.write_text(JUNIT.replace('<error message="boom"/>', ""), encoding="utf-8")
     gate = [*RELEASE_CLI, *listed, "--tck-junit", str(junit), "--out", str(tmp_path / "out"), "--no-html", "--",
             "-q", *FAULTY, "--enforce-claim=no", "-p", "no:randomly"]  # fmt: skip
-    clean = subprocess.run(gate, capture_output=True, text=True, check=False, timeout=300, cwd=REPO)
+    clean = _cli(gate)
     assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
     assert clean.stdout.count("release gate:") == 1 and "release gate: not blocked" in clean.stdout
     junit.write_text(JUNIT, encoding="utf-8")
-    blocked = subprocess.run(gate, capture_output=True, text=True, check=False, timeout=300, cwd=REPO)
+    blocked = _cli(gate)
     assert blocked.returncode == 1, blocked.stdout[-2000:]
     assert blocked.stdout.count("release gate:") == 1 and "release gate: blocked (TCK: 1 new failures)" in (
         blocked.stdout
@@ -286,18 +293,14 @@ def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
     (folder / "9.9.9.toml").write_text(TCK_LISTED.replace("test_get_unknown", "test_nothing"), encoding="utf-8")
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
-    done = subprocess.run(
-        [*RELEASE_CLI, "--release", "9.9.9", "--known-failures-dir", str(folder),
-         "--tck-junit", str(junit), "--out", str(tmp_path / "out"), "--no-html", "--", "--req=CARD-01",
-         "--enforce-claim=no"],
-        capture_output=True, text=True, check=False, timeout=300, cwd=REPO,
-    )  # fmt: skip
+    done = _cli([*RELEASE_CLI, "--release", "9.9.9", "--known-failures-dir", str(folder), "--tck-junit", str(junit),
+                 "--out", str(tmp_path / "out"), "--no-html", "--", "--req=CARD-01", "--enforce-claim=no"])  # fmt: skip
     assert done.returncode == USAGE_ERROR, done.stdout[-1000:] + done.stderr[-1000:]
     assert done.stderr.strip().splitlines()[-1].startswith("ERROR:") and "names no test case" in done.stderr
 
 
 def test_a_typo_in_a_gate_option_is_one_line_exit_4(tmp_path):
-    done = subprocess.run([*RELEASE_CLI, "--relase", "1.0"], capture_output=True, text=True, timeout=60)
+    done = _cli([*RELEASE_CLI, "--relase", "1.0"])
     assert done.returncode == USAGE_ERROR and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
@@ -326,6 +329,27 @@ def test_a_claim_with_unverified_requirements_blocks_unless_the_list_accepts_the
     assert all(u["accepted"] for u in _summary(tmp_path)["unverified"])
 
 
+@pytest.mark.slow
+@pytest.mark.req("REL-04")
+def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
+    tck_dir, python = installed_tck()
+    # The kit checks only the card here, so that the verdict is the TCK's: it asks GetTask for an unknown task
+    # and expects -32001, which the fault answers -32602.
+    gate = [*RELEASE_CLI, "--release=0.1.0", "--tck-dir", str(tck_dir), "--tck-python", str(python),
+            "--out", str(tmp_path / "out"), "--no-html", "--", "--req=CARD-01", "--enforce-claim=no",
+            "--reference-fault=wrong-error-code"]  # fmt: skip
+    done = _cli(gate, timeout_s=900)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "example agent: the reference agent at http://127.0.0.1:" in done.stdout
+    assert re.search(r"release gate: blocked \(TCK: \d+ new failures\)", done.stdout), done.stdout[-2000:]
+    summary = _summary(tmp_path)
+    assert (
+        "tests.compatibility.jsonrpc.test_error_codes.TestJsonRpcErrorCodeMappings::test_task_not_found_error"
+        in (summary["tck"]["new_failures"])
+    )
+    assert (tmp_path / "out" / "tck-junit.xml").is_file() and (tmp_path / "out" / "junit.xml").is_file()
+
+
 def _browser_tools() -> tuple[list[str] | None, str | None]:
     from nylorun_a2a_kit.fixtures.release_cli import allure_command
 
@@ -340,10 +364,8 @@ def test_the_html_report_opens_in_a_browser_with_the_right_counts(tmp_path):
             pytest.fail(f"{missing} is not installed; .ci/run installs it")
         pytest.skip(f"not checked: {missing} is not installed here")
     out = tmp_path / "out"
-    done = subprocess.run(
-        [*RELEASE_CLI, *_list(tmp_path, LISTED), "--out", str(out), "--", "-q", *FAULTY, "--enforce-claim=no"],
-        capture_output=True, text=True, check=False, timeout=600, cwd=REPO,
-    )  # fmt: skip
+    done = _cli([*RELEASE_CLI, *_list(tmp_path, LISTED), "--out", str(out), "--", "-q", *FAULTY,
+                 "--enforce-claim=no"], timeout_s=600)  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     report = out / "allure-report"
     assert (report / "index.html").is_file(), done.stdout[-2000:]

@@ -29,6 +29,7 @@ from nylorun_a2a_kit.fixtures.known_failures import load as load_known_failures
 from nylorun_a2a_kit.fixtures.push_receiver import free_port
 from nylorun_a2a_kit.fixtures.tck_relay import CARD_PATH, Relay
 from tests.agent_process import agent_process
+from tests.tck_install import installed_tck
 
 REPO = Path(__file__).resolve().parent.parent
 PROFILE_HEADERS = {"Authorization": "Bearer kit-key", "Nylorun-Subject": "tck-user", "Nylorun-Scopes": "sessions:own"}
@@ -290,29 +291,9 @@ def test_run_tck_stops_a_tck_that_runs_too_long(tmp_path, monkeypatch):
             threading.Event().wait(0.1)
 
 
-def _installed_tck() -> tuple[Path, Path]:
-    """The TCK and its python from the environment; "not checked" without them, a failure on CI."""
-    try:
-        tck_dir = tck_runner.find_tck_dir()
-        if tck_dir is None:
-            raise tck_runner.TckRunError(f"{tck_runner.DIR_VARIABLE} is not set")
-        python = tck_runner.find_tck_python(tck_dir)
-        tck_runner.check_python(python)
-        return tck_dir, python
-    except tck_runner.TckRunError as exc:
-        missing = str(exc)
-    how = (
-        "install it with `scripts/install_tck.sh <a2a-tck checkout> .venv-tck`, then set "
-        f"{tck_runner.DIR_VARIABLE}=<checkout> and {tck_runner.PYTHON_VARIABLE}=.venv-tck/bin/python"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"the A2A TCK is needed on CI: {missing}; {how}", pytrace=False)
-    pytest.skip(f"not checked: the A2A TCK is not installed here ({missing}); {how}")
-
-
 @pytest.mark.slow
 def test_the_real_tck_against_the_reference_agent_fails_only_listed_tests(tmp_path):
-    tck_dir, python = _installed_tck()
+    tck_dir, python = installed_tck()
     port = free_port()
     agent = ("--key", "kit-key", "--push-secret", "whsec_" + base64.b64encode(b"the kit's TCK run").decode(),
              "--push-allow", f"127.0.0.1:{port}", "--push-time-scale", "0.0001")  # fmt: skip
