@@ -26,7 +26,7 @@ import random
 import secrets
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +36,7 @@ from standardwebhooks.webhooks import Webhook
 
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params
+from nylorun_a2a_kit.reference_agent.store import JSON, from_row
 
 log = logging.getLogger("reference_agent.push")
 TOKEN_HEADER = "X-A2A-Notification-Token"
@@ -107,8 +108,8 @@ class Config:
     id: str
     url: str
     token: str | None
-    authentication: dict[str, Any] | None
-    extensions: frozenset[str]
+    authentication: dict[str, Any] | None = field(metadata=JSON)
+    extensions: frozenset[str] = field(metadata={"json": frozenset})
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "taskId": self.task_id, "url": self.url}
@@ -125,16 +126,6 @@ class PushConfigs:
     def __init__(self, db, config: AgentConfig):
         self.db, self.config = db, config
         db.executescript(SCHEMA)
-
-    def _row_to_config(self, row) -> Config:
-        return Config(
-            task_id=row["task_id"],
-            id=row["id"],
-            url=row["url"],
-            token=row["token"],
-            authentication=json.loads(row["authentication"]) if row["authentication"] else None,
-            extensions=frozenset(json.loads(row["extensions"])),
-        )
 
     def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:
         """A config for ``task`` (a stored task record), after checking its url against the allowlist."""
@@ -171,13 +162,13 @@ class PushConfigs:
         row = self.db.execute(
             f"SELECT * FROM push_configs WHERE task_id=? AND id=?{state}", (task_id, config_id)
         ).fetchone()
-        return self._row_to_config(row) if row else None
+        return from_row(Config, row) if row else None
 
     def list(self, task_id: str) -> list[Config]:
         rows = self.db.execute(
             "SELECT * FROM push_configs WHERE task_id=? AND state='active' ORDER BY rowid", (task_id,)
         )
-        return [self._row_to_config(row) for row in rows]
+        return [from_row(Config, row) for row in rows]
 
     def delete(self, task_id: str, config_id: str) -> None:
         """Idempotent: a config that is already gone is deleted again without complaint."""
@@ -203,7 +194,7 @@ class PushConfigs:
         rows = self.db.execute(
             "SELECT * FROM push_configs WHERE task_id=? AND state IN ('active', 'listed-deleted')", (task_id,)
         )
-        return [self._row_to_config(row) for row in rows]
+        return [from_row(Config, row) for row in rows]
 
     def still_wanted(self, task_id: str, config_id: str) -> bool:
         row = self.db.execute(

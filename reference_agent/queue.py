@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from nylorun_a2a_kit.reference_agent.store import JSON, from_row
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS queued (
@@ -37,26 +39,12 @@ class Queued:
     subject: str
     context_id: str
     message_id: str
-    params: dict[str, Any]
-    caller: dict[str, Any]  # what a later turn needs of the request: base URL, extensions, traceparent
+    params: dict[str, Any] = field(metadata=JSON)
+    # What a later turn needs of the request: base URL, extensions, traceparent.
+    caller: dict[str, Any] = field(metadata=JSON)
     queued_ts: str
     takes: int
     taken_by: str | None
-
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Queued:
-        return cls(
-            position=row["position"],
-            agent_id=row["agent_id"],
-            subject=row["subject"],
-            context_id=row["context_id"],
-            message_id=row["message_id"],
-            params=json.loads(row["params"]),
-            caller=json.loads(row["caller"]),
-            queued_ts=row["queued_ts"],
-            takes=row["takes"],
-            taken_by=row["taken_by"],
-        )
 
 
 class MessageQueue:
@@ -91,7 +79,7 @@ class MessageQueue:
         row = self.db.execute(
             "SELECT * FROM queued WHERE agent_id=? AND subject=? AND message_id=?", (agent_id, subject, message_id)
         ).fetchone()
-        return Queued.from_row(row) if row else None
+        return from_row(Queued, row) if row else None
 
     def waiting(self, agent_id: str, subject: str, context_id: str | None = None, *, newest_first: bool = False):
         """The messages no turn has taken yet, oldest first (of one conversation, or of all of them)."""
@@ -100,7 +88,7 @@ class MessageQueue:
             f"AND taken_by IS NULL ORDER BY position {'DESC' if newest_first else 'ASC'}",
             (agent_id, subject, context_id, context_id),
         )
-        return [Queued.from_row(row) for row in rows]
+        return [from_row(Queued, row) for row in rows]
 
     def contexts_waiting(self) -> list[tuple[str, str, str]]:
         rows = self.db.execute(
