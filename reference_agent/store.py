@@ -351,12 +351,11 @@ class Store:
         where, args = self._where(flt)
         return self.db.execute(f"SELECT COUNT(*) FROM tasks WHERE {where}", args).fetchone()[0]
 
-    def page(self, flt: TaskFilter, *, before_seq: int | None, limit: int, oldest_first: bool = False):
+    def page(self, flt: TaskFilter, *, before_seq: int | None, limit: int) -> list[TaskRecord]:
         """Up to ``limit`` tasks, latest status change first, below ``before_seq`` when given."""
         where, args = self._where(flt)
         if before_seq is not None:
-            where += " AND seq>?" if oldest_first else " AND seq<?"
+            where += " AND seq<?"
             args.append(before_seq)
-        order = "ASC" if oldest_first else "DESC"
-        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq {order} LIMIT ?", [*args, limit])
+        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq DESC LIMIT ?", [*args, limit])
         return [from_row(TaskRecord, row) for row in rows]
