@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -149,6 +150,72 @@ def test_whole_number_written_as_float_is_an_int(running_agent):
 
 
 AGENT = Path(__file__).resolve().parent.parent / "reference_agent"
+PACKAGE = "nylorun_a2a_kit.reference_agent"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(AGENT).with_suffix("").parts
+    return ".".join((PACKAGE, *parts[:-1])) if parts[-1] == "__init__" else ".".join((PACKAGE, *parts))
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each reference agent module and the reference agent modules it imports, wherever it imports them
+    (``if TYPE_CHECKING:`` and function bodies included: a circle of type hints is a circle too)."""
+    modules = {_module_name(path): path for path in AGENT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                graph[name] |= {alias.name for alias in node.names if alias.name in modules}
+            elif isinstance(node, ast.ImportFrom):
+                package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                for alias in node.names:
+                    target = f"{base}.{alias.name}"
+                    graph[name] |= {target} if target in modules else ({base} & modules.keys())
+        graph[name].discard(name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle through each group of modules that import each other (Tarjan's strongly connected parts)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in sorted(graph[module]):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def test_the_reference_agent_imports_no_circle():
+    graph = _imports()
+    assert f"{PACKAGE}.turn" in graph[f"{PACKAGE}.engine"], "the import graph was not read"
+    circles = [" <-> ".join(m.removeprefix(PACKAGE + ".") for m in group) for group in _cycles(graph)]
+    assert not circles, f"reference agent modules that import each other: {circles}"
+
+
+def test_a_circle_would_be_found():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_every_fault_has_its_behaviour_and_the_agent_names_none():
