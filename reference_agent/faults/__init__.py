@@ -28,7 +28,9 @@ __all__ = ["AREAS", "FAULTS", "Fault", "check_faults", "seams"]
 
 
 def _load() -> dict[str, Any]:
-    """The catalog, its areas imported: the modules that declare the faults, in the order --list-faults shows."""
+    """The catalog, its areas imported: the modules that declare the faults, one per area. None imports
+    another, so each declares its faults as it is imported here, and FAULTS (and --list-faults) lists them
+    in this order."""
     from nylorun_a2a_kit.reference_agent.faults import (
         binding,
         card,
@@ -42,7 +44,7 @@ def _load() -> dict[str, Any]:
         tasks,
     )
 
-    loaded = {"AREAS": (binding, http, card, tasks, listing, scenarios, extensions, push, feed, queue)}
+    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, tasks)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

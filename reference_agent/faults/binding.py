@@ -12,7 +12,6 @@ from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import ERROR_INFO, RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.faults.http import server_error
 from nylorun_a2a_kit.reference_agent.rpc import Compatibility, Problems, Reading, params_schema, parse_version
 
 INVALID_PARAMS = schemas.error_code("InvalidParamsError")
@@ -123,7 +122,7 @@ def invalid_params_as_invalid_request(call: wire.Call) -> None:
 @declare("500-on-wrong-type", "a params field of the wrong JSON type gets HTTP 500", "ERR-06")
 @wire.responses
 def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Response | None:
-    return server_error() if any(p.rule == "type" for p in _invalid_params(call)) else None
+    return wire.server_error() if any(p.rule == "type" for p in _invalid_params(call)) else None
 
 
 # -- error codes and details
@@ -194,13 +193,11 @@ def _unserved_answered(method: str, error: RpcError):
     return wire.answers(rewrite)
 
 
-METHOD_NOT_FOUND = RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
-
 declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01")(
-    _unserved_answered("SendStreamingMessage", METHOD_NOT_FOUND)
+    _unserved_answered("SendStreamingMessage", wire.METHOD_NOT_FOUND)
 )
 declare("subscribe-method-not-found", "SubscribeToTask answers -32601 instead of -32004", "UNSRV-02")(
-    _unserved_answered("SubscribeToTask", METHOD_NOT_FOUND)
+    _unserved_answered("SubscribeToTask", wire.METHOD_NOT_FOUND)
 )
 declare("extended-card-not-configured", "GetExtendedAgentCard answers -32007 instead of -32004", "UNSRV-03")(
     _unserved_answered(

@@ -10,13 +10,6 @@ from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, Gate, Refused, refuse
 
-SERVER_ERROR = "500 Internal Server Error"
-
-
-def server_error() -> web.Response:
-    return web.Response(status=500, text=SERVER_ERROR, content_type="text/html")
-
-
 # -- who may call
 
 
@@ -64,13 +57,13 @@ class NoRateLimit(Gate):
 @declare("http-500-on-bad-json", "answers a body that is not JSON with HTTP 500", "ERR-03")
 @wire.responses
 def http_500_on_bad_json(call: wire.Call, response: web.Response) -> web.Response | None:
-    return None if call.parses() else server_error()
+    return None if call.parses() else wire.server_error()
 
 
 @declare("non-object-body-500", "a body that is JSON but not an object (null, 1, [], a string) gets HTTP 500", "ERR-03")
 @wire.responses
 def non_object_body_500(call: wire.Call, response: web.Response) -> web.Response | None:
-    return server_error() if call.parses() and not isinstance(call.request, dict) else None
+    return wire.server_error() if call.parses() and not isinstance(call.request, dict) else None
 
 
 @declare("response-text-plain", "JSON-RPC answers are served as text/plain", "BIND-02")

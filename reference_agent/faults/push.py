@@ -12,9 +12,7 @@ from urllib.parse import urlsplit
 
 from nylorun_a2a_kit.reference_agent.delivery import SCHEDULE_S, TOKEN_HEADER, RetryPolicy, Webhooks
 from nylorun_a2a_kit.reference_agent.faults import wire
-from nylorun_a2a_kit.reference_agent.faults.binding import METHOD_NOT_FOUND
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.faults.tasks import other_subjects_for
 from nylorun_a2a_kit.reference_agent.push import Config, Destinations, PushConfigs
 from nylorun_a2a_kit.reference_agent.rpc import PUSH_METHODS, Problems, Reading
 from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TERMINAL, from_row
@@ -33,7 +31,7 @@ Headers = dict[str, str]
 @wire.answers
 def push_unsupported_wrong_code(call: wire.Call) -> None:
     if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
-        call.answer_error(METHOD_NOT_FOUND)
+        call.answer_error(wire.METHOD_NOT_FOUND)
 
 
 @declare("get-after-delete-found", "GetTaskPushNotificationConfig still answers a deleted config", "PUSH-01")
@@ -82,11 +80,6 @@ class DeleteNotStopping(PushConfigs):
 
     def target(self, task_id: str, config_id: str) -> Config | None:
         return next((c for c in self.deliverable(task_id) if c.id == config_id), None)
-
-
-declare("config-cross-subject", "another subject may manage a task's push configs", "PUSH-16")(
-    other_subjects_for("configure")
-)
 
 
 # -- what is pushed

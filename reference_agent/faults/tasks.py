@@ -17,7 +17,7 @@ from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 
 
-def other_subjects_for(action: Action) -> type[Access]:
+def _other_subjects_for(action: Action) -> type[Access]:
     """An Access that lets a caller ``action`` the tasks of its Agent's other subjects too."""
 
     class OtherSubjects(Access):
@@ -31,10 +31,13 @@ def other_subjects_for(action: Action) -> type[Access]:
 
 # -- who may act on a task
 
-declare("cross-subject-get", "GetTask answers another subject's task", "ISO-01")(other_subjects_for("get"))
-declare("cross-subject-cancel", "CancelTask cancels another subject's task", "ISO-01")(other_subjects_for("cancel"))
+declare("cross-subject-get", "GetTask answers another subject's task", "ISO-01")(_other_subjects_for("get"))
+declare("cross-subject-cancel", "CancelTask cancels another subject's task", "ISO-01")(_other_subjects_for("cancel"))
 declare("cross-subject-continue", "a message may continue another subject's task", "ISO-01")(
-    other_subjects_for("continue")
+    _other_subjects_for("continue")
+)
+declare("config-cross-subject", "another subject may manage a task's push configs", "PUSH-16")(
+    _other_subjects_for("configure")
 )
 
 

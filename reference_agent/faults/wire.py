@@ -22,6 +22,12 @@ from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 TASK_RESULTS = ("GetTask", "CancelTask")  # methods whose result is a Task
+METHOD_NOT_FOUND = RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
+
+
+def server_error() -> web.Response:
+    """An HTTP 500 as a crashing handler's would be."""
+    return web.Response(status=500, text="500 Internal Server Error", content_type="text/html")
 
 
 @dataclass
