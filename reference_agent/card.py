@@ -12,15 +12,9 @@ VERSION = "0.1.0"
 
 
 def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, Any]:
-    listed = endpoint.replace("/v1/a2a/agents/", "/v1/a2a/agent/") if config.fault("card-wrong-url") else endpoint
-    interfaces = [{"url": listed, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
-    if config.fault("card-second-binding"):
-        interfaces.append({"url": endpoint + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"})
     extensions = [
         {"uri": uri, "description": description, "required": False} for uri, description in DESCRIPTIONS.items()
     ]
-    if config.fault("card-extension-required"):
-        extensions[0]["required"] = True
     card = {
         "name": f"{agent_id} (reference agent)",
         "description": "The conformance kit's reference Agent for Nylorun's A2A Profile v2.",
@@ -29,12 +23,11 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
             "organization": "Nylorun A2A conformance kit",
             "url": "https://docs.nylorun.com/a2a/conformance",
         },
-        "supportedInterfaces": interfaces,
+        "supportedInterfaces": [{"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
         "capabilities": {
-            "streaming": config.fault("card-streaming"),
-            "pushNotifications": (config.push_enabled or config.fault("capability-without-secret"))
-            and not config.fault("card-hides-push"),
-            "extendedAgentCard": config.fault("card-extended"),
+            "streaming": False,
+            "pushNotifications": config.push_enabled,
+            "extendedAgentCard": False,
             "extensions": extensions,
         },
         "defaultInputModes": ["text/plain", "application/json", "application/octet-stream"],
@@ -54,9 +47,4 @@ def agent_card(agent_id: str, endpoint: str, config: AgentConfig) -> dict[str, A
         card["skills"] = [
             {"id": "support", "name": "Support", "description": "Answers support questions.", "tags": ["support"]}
         ]
-    if config.fault("card-security-schemes"):
-        card["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
-        card["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]
-    if config.fault("card-signed"):
-        card["signatures"] = [{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2lnbmF0dXJl"}]
     return card

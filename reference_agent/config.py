@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nylorun_a2a_kit.reference_agent.faults import check_faults
-
 DEFAULT_SCOPES = ("sessions:own",)
 
 
@@ -29,7 +27,7 @@ class AgentConfig:
     agents: tuple[str, ...] = ("support", "billing")
     keys: dict[str, KeyGrant] = field(default_factory=dict)
     a2a_wait_ms: int = 300_000
-    faults: frozenset[str] = frozenset()
+    faults: frozenset[str] = frozenset()  # their names: reference_agent.faults lists them
     # Longest a scenario may ask to run; keeps a mistaken "slow" from pinning a turn for hours.
     max_scenario_ms: int = 600_000
     # Off, the card does not advertise the scenario contract: the agent then looks like any opaque Agent.
@@ -44,12 +42,6 @@ class AgentConfig:
     @property
     def push_enabled(self) -> bool:
         return bool(self.push_secret)
-
-    def __post_init__(self) -> None:
-        check_faults(self.faults)
-
-    def fault(self, name: str) -> bool:
-        return name in self.faults
 
 
 def parse_key(spec: str) -> tuple[str, KeyGrant]:

@@ -2,48 +2,57 @@
 
 One task per turn; its id is a digest of the Agent, subject, context and turn number, so it is made from
 the context and the turn yet tells a caller nothing. An interrupted task continues on the same id.
+
+The engine owns the flow: what is written in one transaction, who is woken, which turn runs next. What it
+decides at each step (which task a message is for, whether a busy conversation queues it, how long a
+caller waits, …) it asks a strategy, made through its :class:`~reference_agent.seams.Seams`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import hashlib
 import logging
-import uuid
-from dataclasses import dataclass
 from typing import Any
 
-from nylorun_a2a_kit.reference_agent import extensions, interactions, listing, push, scenarios, status
+from nylorun_a2a_kit.reference_agent import extensions, push, scenarios
+from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
-from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
+from nylorun_a2a_kit.reference_agent.delivery import Sender
+from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, task_not_found
 from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
+from nylorun_a2a_kit.reference_agent.interactions import Interactions
+from nylorun_a2a_kit.reference_agent.listing import Page, Paging
+from nylorun_a2a_kit.reference_agent.policies import Access, Action, Continuation, Conversations, Queueing, Turns
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
+from nylorun_a2a_kit.reference_agent.scenarios import Scenarios
+from nylorun_a2a_kit.reference_agent.seams import CORRECT, Seams
+from nylorun_a2a_kit.reference_agent.status import StatusReport, update_event
 from nylorun_a2a_kit.reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskRecord
-from nylorun_a2a_kit.reference_agent.turn import Turn, new_trace_id, trace_id_of
+from nylorun_a2a_kit.reference_agent.turn import Files, Turn
 
+__all__ = ["Caller", "Engine"]
 log = logging.getLogger("reference_agent")
 
 
-@dataclass(frozen=True)
-class Caller:
-    agent_id: str
-    subject: str
-    base_url: str  # where this Agent's endpoint is reachable, for the URLs it hands out
-    extensions: frozenset[str] = frozenset()  # what this request activated
-    traceparent: str | None = None
-
-
 class Engine:
-    def __init__(self, store: Store, config: AgentConfig):
+    def __init__(self, store: Store, config: AgentConfig, seams: Seams = CORRECT):
         self.store, self.config = store, config
         self._changed: dict[str, asyncio.Event] = {}
         self._runners: dict[str, asyncio.Task] = {}
         self._closing = False
-        self.push_configs = push.PushConfigs(store.db, config)
-        self.sender = push.Sender(store.db, self.push_configs, config)
-        self.queue = MessageQueue(store.db)
+        self.queue = seams.make(MessageQueue, store.db)
+        self.push_configs = seams.make(push.PushConfigs, store.db, seams.make(push.Destinations, config.push_allowed))
+        self.sender = Sender(store.db, self.push_configs, config, seams)
+        parts = (store, self.queue, config)
+        self.access, self.conversations = seams.make(Access, *parts), seams.make(Conversations, *parts)
+        self.continuation, self.queueing = seams.make(Continuation, *parts), seams.make(Queueing, *parts)
+        self.turns = seams.make(Turns, *parts)
+        self.waiting, self.cancelling = seams.make(Waiting, self), seams.make(Cancelling, self)
+        self.paging = seams.make(Paging, store)
+        self.interactions = seams.make(Interactions)
+        self.scenarios = seams.make(Scenarios, self.interactions)
+        self.report, self.files = seams.make(StatusReport), seams.make(Files)
 
     # -- life cycle
 
@@ -70,10 +79,7 @@ class Engine:
     def announce(self, task: TaskRecord, event: dict[str, Any]) -> None:
         """Queue a StreamResponse event for every push config of the task, as each config's caller sees it."""
         for config in self.push_configs.deliverable(task.id):
-            body = extensions.visible_event(event, config.extensions)
-            if self.config.fault("push-body-bare-task") and "statusUpdate" in body:
-                body = {"id": task.id, "contextId": task.context_id, "status": body["statusUpdate"]["status"]}
-            self.sender.enqueue(task.id, body, config)
+            self.sender.enqueue(task.id, extensions.visible_event(event, config.extensions), config)
 
     def _start_runner(self, task: TaskRecord, base_url: str) -> None:
         runner = asyncio.get_running_loop().create_task(self._run(task, base_url))
@@ -84,11 +90,18 @@ class Engine:
         if self._runners.get(task_id) is done:  # a newer runner of the same task may have taken its place
             del self._runners[task_id]
 
+    def drop_runner(self, task_id: str) -> asyncio.Task | None:
+        """Stop running ``task_id``'s turn: its runner, canceled (await it to see it end), or None."""
+        runner = self._runners.pop(task_id, None)
+        if runner is not None:
+            runner.cancel()
+        return runner
+
     async def _run(self, task: TaskRecord, base_url: str) -> None:
         if self.store.get(task.id) is None:  # its transaction rolled back after the runner was made
             return
         try:
-            await scenarios.run(Turn(self, task, base_url))
+            await self.scenarios.run(Turn(self, task, base_url))
         except asyncio.CancelledError:
             raise
         except Exception:  # a scenario bug must end its task, never the agent
@@ -107,24 +120,22 @@ class Engine:
         task_data: dict[str, Any] | None = None,
     ) -> None:
         """Record a status change: ``data`` rides on the status message, ``task_data`` on the task."""
-        fault = self.config.fault
         was_running = task.state in ACTIVE
         task.seq, task.status_ts = self.store.next_status()
         task.state = state
         data, task_data = dict(data or {}), dict(task_data or {})
-        if state in TERMINAL or (fault("telemetry-before-end") and state == "TASK_STATE_WORKING"):
-            data[TELEMETRY] = status.telemetry(task.scenario, fault)
+        if self.report.carries_telemetry(state):
+            data[TELEMETRY] = self.report.telemetry(task.scenario)
             if state in TERMINAL:
                 task_data[TELEMETRY] = data[TELEMETRY]
         if task_data:
             task.metadata = {**(task.metadata or {}), **task_data}
-        task.status_message = status.message(task, state, text, data, fault)
+        task.status_message = self.report.message(task, state, text, data)
         if task.status_message and (state in INTERRUPTED or state in TERMINAL):
             task.history.append(task.status_message)
         with self.store.transaction():  # the change and its push events: both or neither survive a crash
             self.store.save(task)
-            if not (state in INTERRUPTED and fault("interrupted-not-pushed")):
-                self.announce(task, status.update_event(task))
+            self.announce(task, update_event(task))
         event = self._changed.pop(task.id, None)
         if event:
             event.set()
@@ -147,106 +158,74 @@ class Engine:
 
     # -- methods
 
-    def owned(self, caller: Caller, task_id: str, *, ignore_subject: bool = False) -> TaskRecord:
-        task = self.store.get(task_id)
-        if task is None and not self.config.fault("queued-id-unknown"):
-            queued = self.queue.find(caller.agent_id, caller.subject, task_id)
-            if queued is not None:
-                task = self.store.get(queued.taken_by) if queued.taken_by else self.queued_task(queued)
-        if task is None or task.agent_id != caller.agent_id or (task.subject != caller.subject and not ignore_subject):
+    def owned(self, caller: Caller, task_id: str, action: Action = "get") -> TaskRecord:
+        task = self.access.find(caller, task_id)
+        if task is None or not self.access.allows(caller, task, action):
             raise task_not_found(task_id)
         return task
 
     async def send(self, caller: Caller, params: dict[str, Any]) -> TaskRecord:
         message = dict(params["message"])
         configuration = params.get("configuration") or {}
-        fault = self.config.fault
         push_config = configuration.get("taskPushNotificationConfig")
         if push_config is not None:
             if not self.config.push_enabled:
                 raise push.not_supported("SendMessage")
-            if not push.allowed(push_config.get("url", ""), self.config):
+            if not self.push_configs.destinations.allows(push_config.get("url", "")):
                 raise invalid_params(
                     [("configuration.taskPushNotificationConfig.url", "is not an allowed destination")]
                 )
         # The task and its inline push config commit together: a crash in between would leave a task whose
         # events nobody is told of, and a retry of the message would not create the config again.
         with self.store.transaction():
-            known = self.store.task_for_message(caller.agent_id, caller.subject, message["messageId"])
-            if known and not fault("new-task-on-retry"):
-                task = self.owned(caller, known)
-            elif message.get("taskId") and not fault("new-task-on-resume"):
-                if fault("unknown-task-starts-new") and self.store.get(message["taskId"]) is None:
-                    message.pop("taskId")
-                    task = self._new_turn(caller, message, params)
-                else:
-                    task = self._continue(caller, message)
+            known = self.conversations.retried(caller, message)
+            continued = None if known else self.conversations.continued(message)
+            if known:
+                task = self.owned(caller, known, "send")
+            elif continued:
+                task = self._continue(caller, message, continued)
             else:
                 task = self._new_turn(caller, message, params)
             queued = bool(task.scenario.get("queued"))
             # Not twice on a retry; a queued message's config is created when a turn takes it.
-            if push_config is not None and not known and not queued and not fault("inline-config-ignored"):
+            if push_config is not None and not known and not queued:
                 self.push_configs.create(task, push_config, caller.extensions)
         if queued:  # answered at once with the task that will take it
             return task
-        immediate = configuration.get("returnImmediately") and not fault("ignores-return-immediately")
-        if immediate and fault("abandons-background-turns"):
-            asyncio.get_running_loop().call_later(0.05, self._abandon, task.id)
-        if immediate or fault("blocking-answers-early"):
-            return task
-        wait_ms = self.config.max_scenario_ms if fault("ignores-wait-limit") else self.config.a2a_wait_ms
-        return await self.wait_settled(task.id, wait_ms / 1000)
+        return await self.waiting.answer(task, configuration)
 
-    def _continue(self, caller: Caller, message: dict[str, Any]) -> TaskRecord:
-        task = self.owned(caller, message["taskId"], ignore_subject=self.config.fault("cross-subject-continue"))
-        mismatch = message.get("contextId") and message["contextId"] != task.context_id
-        if mismatch and not self.config.fault("context-mismatch-accepted"):
-            raise invalid_params([("message.contextId", "does not match the context of message.taskId")])
-        if task.state in TERMINAL:
-            if not self.config.fault("terminal-task-accepts-message"):
-                raise unsupported("The task has ended; start a new task.", "TASK_TERMINAL", taskId=task.id)
-        elif task.state in ACTIVE:
-            raise unsupported("The task is still running.", "CONTEXT_BUSY", taskId=task.id, contextId=task.context_id)
+    def _continue(self, caller: Caller, message: dict[str, Any], task_id: str) -> TaskRecord:
+        task = self.owned(caller, task_id, "continue")
+        self.continuation.check(task, message)
         # An answer is judged before anything is recorded, so a refused one changes nothing.
-        verdict = interactions.on_reply(task.scenario, message, caller.extensions, self.config.fault)
+        verdict = self.interactions.on_reply(task.scenario, message, caller.extensions)
         message.update(taskId=task.id, contextId=task.context_id)
         with self.store.transaction():
             task.history.append(message)
             self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task.id)
-            if verdict == interactions.STAY:
-                data = interactions.open_data(task.scenario, self.config.fault)
-                self.set_status(task, task.state, interactions.reminder(task.scenario), data=data)
+            if verdict == self.interactions.STAY:
+                data = self.interactions.open_data(task.scenario)
+                self.set_status(task, task.state, self.interactions.reminder(task.scenario), data=data)
                 return task
-            if task.state in TERMINAL:  # only under the fault above
-                task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
-            else:
-                task.scenario.update(stage="answered", outputs=0)  # a new stage records its own outputs
+            self.continuation.picks_up(task, message)
             self.set_status(task, "TASK_STATE_WORKING", None)
         self._start_runner(task, caller.base_url)
         return task
 
     def _new_turn(self, caller: Caller, message: dict[str, Any], params: dict[str, Any]) -> TaskRecord:
-        fault = self.config.fault
-        context_id = message.get("contextId") or ("shared" if fault("reuses-context") else str(uuid.uuid4()))
-        if fault("ignores-given-context"):
-            context_id = str(uuid.uuid4())
-        message["contextId"] = context_id
-        shared = fault("context-shared-across-subjects")
-        running = self.store.active_in_context(caller.agent_id, None if shared else caller.subject, context_id)
+        context_id = message["contextId"] = self.conversations.context_id(message)
+        running = self.conversations.running(caller, context_id)
         waiting = self.queue.waiting(caller.agent_id, caller.subject, context_id)
         if running is not None or waiting:
-            return self._queue(caller, {**params, "message": message}, running or self.queued_task(waiting[0]))
+            return self._queue(caller, {**params, "message": message}, running or waiting[0].as_task())
         return self._start_turn(caller, message, params.get("metadata"))
 
     def _queue(self, caller: Caller, params: dict[str, Any], busy: TaskRecord) -> TaskRecord:
         """Queue a message for a busy conversation, or refuse it when the caller asked for delivery "reject"."""
-        fault = self.config.fault
+        refusal = self.queueing.refusal(params, busy)
+        if refusal is not None:
+            raise refusal
         message = params["message"]
-        if (_delivery(params) == "reject" and not fault("reject-ignored")) or fault("busy-refused"):
-            reason = "BUSY" if fault("reject-without-reason") else "CONTEXT_BUSY"
-            raise unsupported(
-                "The conversation is busy with a running task.", reason, taskId=busy.id, contextId=busy.context_id
-            )
         remembered = {
             "base_url": caller.base_url,
             "extensions": sorted(caller.extensions),
@@ -254,44 +233,20 @@ class Engine:
         }
         with self.store.transaction():
             self.queue.add(
-                caller.agent_id,
-                caller.subject,
-                message["contextId"],
-                params,
-                remembered,
-                self.store.peek_timestamp(),
-                replace_waiting=fault("queue-keeps-newest"),
+                caller.agent_id, caller.subject, message["contextId"], params, remembered, self.store.peek_timestamp()
             )
             self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], message["messageId"])
         queued = self.queue.find(caller.agent_id, caller.subject, message["messageId"])
         assert queued is not None
-        return self.queued_task(queued)
-
-    def queued_task(self, queued: Queued) -> TaskRecord:
-        """A queued message as the task that will take it, under the message's own id."""
-        message = {**queued.params["message"], "taskId": queued.message_id}
-        return TaskRecord(
-            id=queued.message_id,
-            agent_id=queued.agent_id,
-            subject=queued.subject,
-            context_id=queued.context_id,
-            turn=0,
-            state="TASK_STATE_SUBMITTED",
-            status_message=None,
-            status_ts=queued.queued_ts,
-            seq=0,
-            history=[message],
-            scenario={"queued": True},
-        )
+        return queued.as_task()
 
     def _take_next(self, agent_id: str, subject: str, context_id: str) -> None:
         """Give the oldest queued message of an idle conversation its turn."""
         if self._closing or self.store.active_in_context(agent_id, subject, context_id) is not None:
             return
-        waiting = self.queue.waiting(agent_id, subject, context_id, newest_first=self.config.fault("queue-lifo"))
-        if not waiting:
+        queued = self.queue.next(agent_id, subject, context_id)
+        if queued is None:
             return
-        queued = waiting[0]
         remembered = queued.caller
         caller = Caller(
             agent_id,
@@ -307,32 +262,25 @@ class Engine:
         with self.store.transaction():
             task = self._start_turn(caller, dict(params["message"]), params.get("metadata"), queued=queued)
             self.push_configs.move(agent_id, subject, queued.message_id, task.id)
-            if push_config is not None and push.allowed(push_config.get("url", ""), self.config):
+            if push_config is not None and self.push_configs.destinations.allows(push_config.get("url", "")):
                 self.push_configs.create(task, push_config, caller.extensions)
 
     def _start_turn(
         self, caller: Caller, message: dict[str, Any], metadata: dict[str, Any] | None, *, queued: Queued | None = None
     ) -> TaskRecord:
-        fault = self.config.fault
         context_id = message["contextId"]
         scenario = scenarios.parse(message, self.config.max_scenario_ms)
         scenario["base_url"] = caller.base_url
         scenario["started_at"] = self.store.peek_timestamp()
         # The W3C traceparent header, or metadata.traceparent of the request or the message, names the trace.
-        traceparent = (
+        scenario["trace_id"] = self.turns.trace_id(
             caller.traceparent
             or (metadata or {}).get("traceparent")
             or (message.get("metadata") or {}).get("traceparent")
         )
-        joined = (
-            None if fault("traceparent-ignored") else trace_id_of(traceparent if isinstance(traceparent, str) else None)
-        )
-        scenario["trace_id"] = joined or new_trace_id()
         with self.store.transaction():
             turn = self.store.next_turn(caller.agent_id, caller.subject, context_id)
-            made_from = 0 if fault("one-task-per-context") else turn
-            digest = hashlib.sha256(f"{caller.agent_id}\n{caller.subject}\n{context_id}\n{made_from}".encode())
-            task_id = "t-" + base64.b32encode(digest.digest()[:15]).decode().lower()
+            task_id = self.turns.task_id(caller, context_id, turn)
             message.update(taskId=task_id, contextId=context_id)
             seq, ts = self.store.next_status()
             task = TaskRecord(
@@ -349,68 +297,61 @@ class Engine:
                 metadata=extensions.callers_own(metadata),
                 scenario=scenario,
             )
-            self.store.insert(task, replace=fault("one-task-per-context"))
+            self.turns.insert(task)
             self.store.remember_message(caller.agent_id, caller.subject, message["messageId"], task_id)
             if queued is not None:
-                self.queue.taken(queued, task_id, keep_waiting=fault("queued-run-twice") and queued.takes == 0)
+                self.queue.taken(queued, task_id)
         self._start_runner(task, caller.base_url)
         return task
 
-    def _abandon(self, task_id: str) -> None:
-        runner = self._runners.pop(task_id, None)
-        task = self.store.get(task_id)
-        if runner is not None and task is not None and task.state not in TERMINAL:
-            runner.cancel()
-            self.set_status(task, "TASK_STATE_FAILED", "The turn was dropped once its caller stopped waiting.")
-
     def get(self, caller: Caller, task_id: str) -> TaskRecord:
-        return self.owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-get"))
+        return self.owned(caller, task_id, "get")
 
     async def cancel(self, caller: Caller, task_id: str) -> TaskRecord:
-        if self.config.fault("cancel-unknown-wrong-code") and self.store.get(task_id) is None:
-            raise RpcError("TaskNotCancelableError", "Not cancelable", reason="TASK_NOT_CANCELABLE")
-        task = self.owned(caller, task_id, ignore_subject=self.config.fault("cross-subject-cancel"))
-        if self.config.fault("cancel-noop"):
+        return await self.cancelling.cancel(self.owned(caller, task_id, "cancel"))
+
+    def list(self, caller: Caller, params: dict[str, Any]) -> Page:
+        return self.paging.page(caller, params)
+
+
+class Waiting:
+    """How a SendMessage answers: at once with returnImmediately, else once the task settles (a2aWaitMs at most)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
+        if configuration.get("returnImmediately"):
             return task
+        return await self.engine.wait_settled(task.id, self.engine.config.a2a_wait_ms / 1000)
+
+
+class Cancelling:
+    """CancelTask: a running or paused task is canceled; a queued message or an ended task is refused."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
         if task.scenario.get("queued"):
-            if self.config.fault("queued-cancelable"):
-                self.queue.drop(caller.agent_id, caller.subject, task.id)
-                task.state = "TASK_STATE_CANCELED"
-                return task
             raise RpcError(
                 "TaskNotCancelableError",
                 "The message is queued; it can be canceled once a turn takes it.",
                 reason="TASK_NOT_CANCELABLE",
-                metadata={"taskId": task_id, "state": task.state, "queued": "true"},
+                metadata={"taskId": task.id, "state": task.state, "queued": "true"},
             )
         if task.state in TERMINAL:
-            if self.config.fault("cancel-ended-task") and task.state != "TASK_STATE_CANCELED":
-                return task
-            if self.config.fault("cancel-twice-ok") and task.state == "TASK_STATE_CANCELED":
-                return task
             raise RpcError(
                 "TaskNotCancelableError",
                 "The task has already ended.",
                 reason="TASK_NOT_CANCELABLE",
-                metadata={"taskId": task_id, "state": task.state},
+                metadata={"taskId": task.id, "state": task.state},
             )
-        runner = self._runners.pop(task_id, None)
+        runner = self.engine.drop_runner(task.id)
         if runner is not None:
-            runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await runner
-        task = self.store.get(task_id)
+        task = self.engine.store.get(task.id)
         assert task is not None
-        self.set_status(task, "TASK_STATE_CANCELED", "Canceled at the caller's request.")
+        self.engine.set_status(task, "TASK_STATE_CANCELED", "Canceled at the caller's request.")
         return task
-
-    def list(self, caller: Caller, params: dict[str, Any]) -> tuple[list[TaskRecord], str, int, int]:
-        return listing.list_tasks(self, caller, params)
-
-
-def _delivery(params: dict[str, Any]) -> str | None:
-    """``delivery`` from the message's metadata, or else the request's (the pages name only "metadata")."""
-    for metadata in ((params.get("message") or {}).get("metadata"), params.get("metadata")):
-        if isinstance(metadata, dict) and isinstance(metadata.get("delivery"), str):
-            return metadata["delivery"]
-    return None

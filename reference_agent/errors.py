@@ -11,10 +11,6 @@ ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 
 
-class ServerFailure(Exception):
-    """Only under a fault: the request ends in an HTTP 500, as a crashing handler's would."""
-
-
 class RpcError(Exception):
     """An error answer: ``name`` is the error's name in ``schemas/jsonrpc/error-codes.json``."""
 
@@ -36,28 +32,14 @@ class RpcError(Exception):
         self.metadata = {k: str(v)[:256] for k, v in (metadata or {}).items()}
         self.violations = violations or []
 
-    def to_json(self, *, with_details: bool = True) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if with_details:
-            data: list[dict[str, Any]] = [
-                {
-                    "@type": ERROR_INFO,
-                    "reason": self.reason,
-                    "domain": ERROR_DOMAIN,
-                    "metadata": self.metadata,
-                }
-            ]
-            if self.violations:
-                data.append(
-                    {
-                        "@type": BAD_REQUEST,
-                        "fieldViolations": [
-                            {"field": field, "description": description} for field, description in self.violations
-                        ],
-                    }
-                )
-            error["data"] = data
-        return error
+    def to_json(self) -> dict[str, Any]:
+        data: list[dict[str, Any]] = [
+            {"@type": ERROR_INFO, "reason": self.reason, "domain": ERROR_DOMAIN, "metadata": self.metadata}
+        ]
+        if self.violations:
+            violations = [{"field": field, "description": description} for field, description in self.violations]
+            data.append({"@type": BAD_REQUEST, "fieldViolations": violations})
+        return {"code": self.code, "message": self.message, "data": data}
 
 
 def invalid_params(violations: list[tuple[str, str]]) -> RpcError:

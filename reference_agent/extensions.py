@@ -97,17 +97,23 @@ def visible_event(event: dict[str, Any], active: frozenset[str]) -> dict[str, An
     return event
 
 
-def visible(method: str, result: Any, active: frozenset[str]) -> Any:
-    """A method's result as a request with ``active`` extensions sees it."""
-    if not isinstance(result, dict):
+class Disclosure:
+    """What a caller sees of the extension data: the data of the extensions its request activated."""
+
+    def shown(self, activated: frozenset[str]) -> frozenset[str]:
+        return activated
+
+    def visible(self, method: str, result: Any, active: frozenset[str]) -> Any:
+        """A method's result as a request with ``active`` extensions sees it."""
+        if not isinstance(result, dict):
+            return result
+        if method in ("GetTask", "CancelTask"):
+            return visible_task(result, active)
+        if method == "ListTasks" and isinstance(result.get("tasks"), list):
+            return {**result, "tasks": [visible_task(t, active) for t in result["tasks"]]}
+        if method == "SendMessage":
+            if isinstance(result.get("task"), dict):
+                return {**result, "task": visible_task(result["task"], active)}
+            if isinstance(result.get("message"), dict):
+                return {**result, "message": _shown(result["message"], active)}
         return result
-    if method in ("GetTask", "CancelTask"):
-        return visible_task(result, active)
-    if method == "ListTasks" and isinstance(result.get("tasks"), list):
-        return {**result, "tasks": [visible_task(t, active) for t in result["tasks"]]}
-    if method == "SendMessage":
-        if isinstance(result.get("task"), dict):
-            return {**result, "task": visible_task(result["task"], active)}
-        if isinstance(result.get("message"), dict):
-            return {**result, "message": _shown(result["message"], active)}
-    return result

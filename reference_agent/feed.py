@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, Store, TaskRecord
 
@@ -41,74 +41,69 @@ def session_id(task: TaskRecord) -> str:
     return "ses_" + digest[:24]
 
 
-def turn(task: TaskRecord, config: AgentConfig) -> dict[str, Any]:
-    ended = task.state in TERMINAL or config.fault("feed-ended-at-early")
+def turn(task: TaskRecord) -> dict[str, Any]:
     telemetry = (task.metadata or {}).get(TELEMETRY) or {}
-    out: dict[str, Any] = {
+    return {
         "turnId": "turn_" + task.id.removeprefix("t-"),
         "sessionId": session_id(task),
         "agentId": task.agent_id,
-        "status": "done" if config.fault("feed-bad-status-word") else STATUS.get(task.state, "running"),
+        "status": STATUS.get(task.state, "running"),
         "startedAt": task.scenario.get("started_at", task.status_ts),
-        "endedAt": task.status_ts if ended else None,
+        "endedAt": task.status_ts if task.state in TERMINAL else None,
         "changedAt": task.status_ts,
         "totals": telemetry.get("totals"),
         "a2a": {"contextId": task.context_id, "taskId": task.id},
     }
-    if config.fault("feed-missing-a2a"):
-        out["a2a"] = None
-    return out
 
 
 def _cursor(position: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"p": position}).encode()).decode().rstrip("=")
 
 
-def _position(cursor: str | None) -> int:
-    if not cursor:
-        return 0
-    try:
-        return int(json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))["p"])
-    except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
-        raise FeedError("changedAfter is not a cursor this feed gave out") from None
+class Feed:
+    """Pages of the feed over a store."""
 
+    def __init__(self, store: Store):
+        self.store = store
 
-def page(store: Store, config: AgentConfig, query: dict[str, str], subjects: set[str] | None) -> dict[str, Any]:
-    """One page of the feed for ``query``; ``subjects`` limits it (None: the whole Tenant)."""
-    raw_limit = query.get("limit", str(DEFAULT_LIMIT))
-    if not raw_limit.isascii() or not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIMIT:
-        if not config.fault("feed-limit-ignored"):
+    def subjects(self, grant: KeyGrant, subject: str) -> set[str] | None:
+        """Whose turns a reader sees: the subject it names, else every subject its key may act for (None: all)."""
+        if subject:
+            return {subject}
+        return None if "*" in grant.subjects else set(grant.subjects)
+
+    def page(self, query: dict[str, str], subjects: set[str] | None) -> dict[str, Any]:
+        """One page of the feed for ``query``; ``subjects`` limits it (None: the whole Tenant)."""
+        limit = self.limit(query.get("limit", str(DEFAULT_LIMIT)))
+        after = self.start(query.get("changedAfter"))
+        rows, key = self.rows(after, subjects, limit, query.get("sessionId"))
+        chosen = rows[:limit]
+        position = getattr(chosen[-1], key) if chosen else after
+        return {"turns": [turn(t) for t in chosen], "cursor": _cursor(position), "hasMore": len(rows) > limit}
+
+    def limit(self, raw: str) -> int:
+        if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
             raise FeedError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
-        raw_limit = str(MAX_LIMIT)
-    limit = MAX_LIMIT * 10 if config.fault("feed-limit-ignored") else int(raw_limit)
-    after = _position(query.get("changedAfter"))
-    if config.fault("feed-subject-leak"):
-        subjects = None
-    if config.fault("feed-needs-subject") and subjects is None:
-        subjects = set()
-    if config.fault("feed-starts-at-now") and not query.get("changedAfter"):
-        after = store.last_seq()
-    session = query.get("sessionId")
-    if session:
-        rows = [t for t in store.all_tasks(subjects) if session_id(t) == session]
-        rows.sort(key=lambda t: (t.turn, t.seq), reverse=config.fault("feed-session-newest-first"))
-        rows = [t for t in rows if t.turn > after]
-        key = "turn"
-    else:
-        rows = store.changed_after(after, subjects, limit + 2)
-        key = "seq"
-    if after and rows and config.fault("feed-cursor-skips"):
-        rows = rows[1:]
-    chosen = rows[:limit]
-    more = len(rows) > limit
-    position = getattr(chosen[-1], key) if chosen else after
-    if config.fault("feed-newest-first"):
-        chosen = chosen[::-1]
-    cursor = _cursor(position)
-    if not chosen and config.fault("feed-no-cursor-on-empty"):
-        cursor = None
-    return {
-        "turns": [turn(t, config) for t in chosen],
-        "cursor": cursor,
-        "hasMore": more and not config.fault("feed-has-more-wrong"),
-    }
+        return int(raw)
+
+    def start(self, cursor: str | None) -> int:
+        """The position a page starts after: the cursor's, or the feed's beginning."""
+        if not cursor:
+            return 0
+        try:
+            return int(json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))["p"])
+        except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
+            raise FeedError("changedAfter is not a cursor this feed gave out") from None
+
+    def rows(
+        self, after: int, subjects: set[str] | None, limit: int, session: str | None
+    ) -> tuple[list[TaskRecord], str]:
+        """The turns after the position (one more than a page, so that more shows), and what positions them."""
+        if session:
+            return self.session_turns(session, subjects, after), "turn"
+        return self.store.changed_after(after, subjects, limit + 2), "seq"
+
+    def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
+        """A session's turns after the position, oldest first."""
+        turns = [t for t in self.store.all_tasks(subjects) if session_id(t) == session]
+        return sorted((t for t in turns if t.turn > after), key=lambda t: (t.turn, t.seq))

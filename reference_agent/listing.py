@@ -14,74 +14,89 @@ import binascii
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import invalid_params
-from nylorun_a2a_kit.reference_agent.store import TaskFilter, TaskRecord, format_timestamp
-
-if TYPE_CHECKING:
-    from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
+from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord, format_timestamp
 
 DEFAULT_PAGE_SIZE = 50
+Page = tuple[list[TaskRecord], str, int, int]  # the tasks, the next page's token ("" on the last), size, total
 
 
-def list_tasks(engine: Engine, caller: Caller, params: dict[str, Any]) -> tuple[list[TaskRecord], str, int, int]:
-    """One page: the tasks, the next page's token ("" on the last), the page size used and the filtered total."""
-    fault = engine.config.fault
-    state = params.get("status")
-    flt = TaskFilter(
-        agent_id=None if fault("cross-agent-list") else caller.agent_id,
-        subject=None if fault("cross-subject-list") else caller.subject,
-        context_id=None if fault("context-filter-ignored") else params.get("contextId") or None,
-        state=None if state in (None, "TASK_STATE_UNSPECIFIED") or fault("status-filter-ignored") else state,
-        status_after=_normalise_timestamp(params["statusTimestampAfter"])
-        if params.get("statusTimestampAfter") and not fault("timestamp-filter-ignored")
-        else None,
-    )
-    page_size = params.get("pageSize", 20 if fault("default-page-size-20") else DEFAULT_PAGE_SIZE)
-    bound = dict(flt.__dict__, subject=None) if fault("foreign-cursor-accepted") else flt.__dict__
-    fingerprint = hashlib.sha256(json.dumps(bound, sort_keys=True).encode()).hexdigest()[:16]
-    before = _read_page_token(params.get("pageToken") or "", fingerprint, lenient=fault("forged-cursor-accepted"))
-    oldest_first = fault("list-oldest-first")
-    if fault("list-offset-cursor"):  # position by count, as offset paging does: shifts when tasks change
-        offset = before or 0
-        tasks = engine.store.page(flt, before_seq=None, limit=offset + page_size + 1)[offset:]
-    else:
-        tasks = engine.store.page(flt, before_seq=before, limit=page_size + 1, oldest_first=oldest_first)
-    more = len(tasks) > page_size
-    tasks = tasks[: page_size + 1 if fault("page-overfills") else page_size]
-    token = ""
-    if more:
-        cursor = (before or 0) + page_size if fault("list-offset-cursor") else tasks[-1].seq
-        if fault("page-repeats-task"):
-            cursor += -1 if oldest_first else 1
-        token = _page_token(cursor, fingerprint)
-    if not more and fault("walk-never-ends"):
-        token = _page_token(2**62, fingerprint)  # a position before every task: the newest page again
-    total = len(tasks) if fault("wrong-total-size") else engine.store.count(flt)
-    if fault("queued-listed") and before is None:
-        queued = [engine.queued_task(q) for q in engine.queue.waiting(caller.agent_id, caller.subject, flt.context_id)]
-        tasks, total = queued + tasks, total + len(queued)
-    return tasks, token, page_size, total
+class Paging:
+    """ListTasks over a store: one page for a caller's params, as :data:`Page`."""
 
+    def __init__(self, store: Store):
+        self.store = store
 
-def _page_token(seq: int, fingerprint: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"s": seq, "f": fingerprint}).encode()).decode().rstrip("=")
+    def page(self, caller: Caller, params: dict[str, Any]) -> Page:
+        flt = self.task_filter(caller, params)
+        page_size = self.page_size(params)
+        fingerprint = self.fingerprint(flt)
+        before = self.position(params.get("pageToken") or "", fingerprint)
+        tasks = self.fetch(flt, before, page_size + 1)
+        more = len(tasks) > page_size
+        tasks = self.cut(tasks, page_size)
+        token = self.token(self.cursor(tasks, before, page_size), fingerprint) if more else self.last_token(fingerprint)
+        return tasks, token, page_size, self.total(flt, tasks)
 
+    def task_filter(self, caller: Caller, params: dict[str, Any]) -> TaskFilter:
+        """The caller's own tasks, narrowed by the params' filters."""
+        state, after = params.get("status"), params.get("statusTimestampAfter")
+        return TaskFilter(
+            agent_id=caller.agent_id,
+            subject=caller.subject,
+            context_id=params.get("contextId") or None,
+            state=None if state in (None, "TASK_STATE_UNSPECIFIED") else state,
+            status_after=_normalise_timestamp(after) if after else None,
+        )
 
-def _read_page_token(token: str, fingerprint: str, *, lenient: bool = False) -> int | None:
-    if not token:
-        return None
-    try:
-        cursor = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        seq, used_with = int(cursor["s"]), cursor["f"]
-    except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
-        if lenient:  # a fault: an unreadable token starts the walk again
+    def page_size(self, params: dict[str, Any]) -> int:
+        return params.get("pageSize", DEFAULT_PAGE_SIZE)
+
+    def fingerprint(self, flt: TaskFilter) -> str:
+        """What a page token is bound to: the caller's subject and the filters."""
+        return hashlib.sha256(json.dumps(flt.__dict__, sort_keys=True).encode()).hexdigest()[:16]
+
+    def position(self, token: str, fingerprint: str) -> int | None:
+        """Where a page token points (None: the first page); a token not issued for these filters is refused."""
+        if not token:
             return None
-        raise invalid_params([("pageToken", "is not a token this agent issued")]) from None
-    if used_with != fingerprint:
-        raise invalid_params([("pageToken", "was issued for other filters or another caller; start again without it")])
-    return seq
+        try:
+            cursor = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+            seq, used_with = int(cursor["s"]), cursor["f"]
+        except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
+            return self.unreadable(token)
+        if used_with != fingerprint:
+            raise invalid_params(
+                [("pageToken", "was issued for other filters or another caller; start again without it")]
+            )
+        return seq
+
+    def unreadable(self, token: str) -> int | None:
+        raise invalid_params([("pageToken", "is not a token this agent issued")])
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        """Up to ``limit`` tasks after the position, latest status change first."""
+        return self.store.page(flt, before_seq=before, limit=limit)
+
+    def cut(self, tasks: list[TaskRecord], page_size: int) -> list[TaskRecord]:
+        return tasks[:page_size]
+
+    def cursor(self, page: list[TaskRecord], before: int | None, page_size: int) -> int:
+        """The position the next page starts after: the status sequence number of this page's last task."""
+        return page[-1].seq
+
+    def token(self, cursor: int, fingerprint: str) -> str:
+        return base64.urlsafe_b64encode(json.dumps({"s": cursor, "f": fingerprint}).encode()).decode().rstrip("=")
+
+    def last_token(self, fingerprint: str) -> str:
+        """The last page's nextPageToken: empty."""
+        return ""
+
+    def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
+        return self.store.count(flt)
 
 
 def _normalise_timestamp(value: str) -> str:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from nylorun_a2a_kit.reference_agent.store import JSON, TaskRecord, from_row
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS queued (
@@ -22,7 +24,6 @@ CREATE TABLE IF NOT EXISTS queued (
   params TEXT NOT NULL,
   caller TEXT NOT NULL,
   queued_ts TEXT NOT NULL,
-  takes INTEGER NOT NULL DEFAULT 0,
   taken_by TEXT,
   UNIQUE (agent_id, subject, message_id)
 );
@@ -37,25 +38,26 @@ class Queued:
     subject: str
     context_id: str
     message_id: str
-    params: dict[str, Any]
-    caller: dict[str, Any]  # what a later turn needs of the request: base URL, extensions, traceparent
+    params: dict[str, Any] = field(metadata=JSON)
+    # What a later turn needs of the request: base URL, extensions, traceparent.
+    caller: dict[str, Any] = field(metadata=JSON)
     queued_ts: str
-    takes: int
     taken_by: str | None
 
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Queued:
-        return cls(
-            position=row["position"],
-            agent_id=row["agent_id"],
-            subject=row["subject"],
-            context_id=row["context_id"],
-            message_id=row["message_id"],
-            params=json.loads(row["params"]),
-            caller=json.loads(row["caller"]),
-            queued_ts=row["queued_ts"],
-            takes=row["takes"],
-            taken_by=row["taken_by"],
+    def as_task(self) -> TaskRecord:
+        """The queued message as the task that will take it, under the message's own id."""
+        return TaskRecord(
+            id=self.message_id,
+            agent_id=self.agent_id,
+            subject=self.subject,
+            context_id=self.context_id,
+            turn=0,
+            state="TASK_STATE_SUBMITTED",
+            status_message=None,
+            status_ts=self.queued_ts,
+            seq=0,
+            history=[{**self.params["message"], "taskId": self.message_id}],
+            scenario={"queued": True},
         )
 
 
@@ -72,15 +74,8 @@ class MessageQueue:
         params: dict[str, Any],
         caller: dict[str, Any],
         queued_ts: str,
-        *,
-        replace_waiting: bool = False,
     ) -> None:
         message_id = params["message"]["messageId"]
-        if replace_waiting:  # a fault: the context keeps only its newest waiting message
-            self.db.execute(
-                "DELETE FROM queued WHERE agent_id=? AND subject=? AND context_id=? AND taken_by IS NULL",
-                (agent_id, subject, context_id),
-            )
         self.db.execute(
             "INSERT INTO queued (agent_id, subject, context_id, message_id, params, caller, queued_ts) "
             "VALUES (?,?,?,?,?,?,?)",
@@ -91,16 +86,21 @@ class MessageQueue:
         row = self.db.execute(
             "SELECT * FROM queued WHERE agent_id=? AND subject=? AND message_id=?", (agent_id, subject, message_id)
         ).fetchone()
-        return Queued.from_row(row) if row else None
+        return from_row(Queued, row) if row else None
 
-    def waiting(self, agent_id: str, subject: str, context_id: str | None = None, *, newest_first: bool = False):
+    def waiting(self, agent_id: str, subject: str, context_id: str | None = None) -> list[Queued]:
         """The messages no turn has taken yet, oldest first (of one conversation, or of all of them)."""
         rows = self.db.execute(
             "SELECT * FROM queued WHERE agent_id=? AND subject=? AND (context_id=? OR ? IS NULL) "
-            f"AND taken_by IS NULL ORDER BY position {'DESC' if newest_first else 'ASC'}",
+            "AND taken_by IS NULL ORDER BY position",
             (agent_id, subject, context_id, context_id),
         )
-        return [Queued.from_row(row) for row in rows]
+        return [from_row(Queued, row) for row in rows]
+
+    def next(self, agent_id: str, subject: str, context_id: str) -> Queued | None:
+        """The message a conversation's next turn takes: its oldest waiting one."""
+        waiting = self.waiting(agent_id, subject, context_id)
+        return waiting[0] if waiting else None
 
     def contexts_waiting(self) -> list[tuple[str, str, str]]:
         rows = self.db.execute(
@@ -108,14 +108,6 @@ class MessageQueue:
         )
         return [tuple(row) for row in rows]
 
-    def taken(self, queued: Queued, task_id: str, *, keep_waiting: bool = False) -> None:
-        """Record the turn that took ``queued``; with ``keep_waiting`` (a fault) it stays to be taken again."""
-        self.db.execute(
-            "UPDATE queued SET takes=takes+1, taken_by=? WHERE position=?",
-            (None if keep_waiting else task_id, queued.position),
-        )
-
-    def drop(self, agent_id: str, subject: str, message_id: str) -> None:
-        self.db.execute(
-            "DELETE FROM queued WHERE agent_id=? AND subject=? AND message_id=?", (agent_id, subject, message_id)
-        )
+    def taken(self, queued: Queued, task_id: str) -> None:
+        """Record the turn that took ``queued``: its id leads there from now on."""
+        self.db.execute("UPDATE queued SET taken_by=? WHERE position=?", (task_id, queued.position))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nylorun_a2a_kit.reference_agent.extensions import INTERACTIONS
-from nylorun_a2a_kit.reference_agent.store import TaskRecord
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 
 TOKENS_PER_STEP = 180
 USD_PER_TOKEN = 0.000002
@@ -17,19 +16,6 @@ DEFAULT_TEXT = {
     "TASK_STATE_INPUT_REQUIRED": "Input is needed.",
     "TASK_STATE_AUTH_REQUIRED": "Authorization is needed.",
 }
-
-
-def telemetry(scenario: dict[str, Any], fault) -> dict[str, Any]:
-    """The turn's telemetry/v1 data: totals so far and the trace it belongs to."""
-    steps = scenario.get("steps", 0)
-    tokens = steps * TOKENS_PER_STEP
-    data: dict[str, Any] = {}
-    if not fault("telemetry-without-totals"):
-        data["totals"] = {"steps": steps, "tokens": tokens, "costUsd": round(tokens * USD_PER_TOKEN, 6)}
-    if not fault("telemetry-missing-trace-id"):
-        trace_id = scenario.get("trace_id") or ""
-        data["traceId"] = trace_id.upper() if fault("trace-id-uppercase") else trace_id
-    return data
 
 
 def update_event(task: TaskRecord) -> dict[str, Any]:
@@ -46,24 +32,33 @@ def artifact_event(task: TaskRecord, artifact: dict[str, Any]) -> dict[str, Any]
     return {"artifactUpdate": update}
 
 
-def message(task: TaskRecord, state: str, text: str | None, data: dict[str, Any], fault) -> dict[str, Any] | None:
-    """The status message of a change: its text, and extension data keyed by URI in its metadata."""
-    if text is None and not data:
-        return None
-    out: dict[str, Any] = {
-        "messageId": f"{task.id}-status-{task.seq}",
-        "role": "ROLE_AGENT",
-        "parts": [{"text": text if text is not None else DEFAULT_TEXT.get(state, "")}],
-        "contextId": task.context_id,
-        "taskId": task.id,
-    }
-    if data:
-        if fault("prompt-only-in-metadata") and INTERACTIONS in data:
-            out["parts"] = [{"data": {"waiting": True}}]
-        if fault("extension-data-in-parts"):
-            out["parts"].append({"data": data})
-        else:
+class StatusReport:
+    """What a status change says: its status message, and the turn's telemetry at its end."""
+
+    def carries_telemetry(self, state: str) -> bool:
+        return state in TERMINAL
+
+    def telemetry(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        """The turn's telemetry/v1 data: totals so far and the trace it belongs to."""
+        steps = scenario.get("steps", 0)
+        tokens = steps * TOKENS_PER_STEP
+        return {
+            "totals": {"steps": steps, "tokens": tokens, "costUsd": round(tokens * USD_PER_TOKEN, 6)},
+            "traceId": scenario.get("trace_id") or "",
+        }
+
+    def message(self, task: TaskRecord, state: str, text: str | None, data: dict[str, Any]) -> dict[str, Any] | None:
+        """The status message of a change: its text, and extension data keyed by URI in its metadata."""
+        if text is None and not data:
+            return None
+        out: dict[str, Any] = {
+            "messageId": f"{task.id}-status-{task.seq}",
+            "role": "ROLE_AGENT",
+            "parts": [{"text": text if text is not None else DEFAULT_TEXT.get(state, "")}],
+            "contextId": task.context_id,
+            "taskId": task.id,
+        }
+        if data:
             out["metadata"] = data
-            if not fault("message-extensions-missing"):
-                out["extensions"] = sorted(data)
-    return out
+            out["extensions"] = sorted(data)
+        return out

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
 INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
@@ -91,6 +94,41 @@ def format_timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+# Rows as objects, one mapping for every table: a dataclass's fields are named as its table's columns.
+# ``field(metadata=JSON)`` marks a field its column holds as JSON text (SQL NULL for None);
+# ``field(metadata={"json": convert})`` also converts the decoded value (a list to a frozenset, say).
+JSON: dict[str, Any] = {"json": True}
+
+
+def _as_decoded(value: Any) -> Any:
+    return value
+
+
+@cache
+def _readers(cls: type) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
+    """Each field's name and how its decoded JSON becomes the field (None: the column is not JSON)."""
+    marks = ((f.name, f.metadata.get("json")) for f in fields(cls))
+    return tuple((name, _as_decoded if mark is True else mark) for name, mark in marks)
+
+
+def from_row(cls: type[T], row: sqlite3.Row) -> T:
+    """The dataclass ``cls`` from a row with a column for each of its fields (other columns are left out)."""
+    values = {}
+    for name, read in _readers(cls):
+        value = row[name]
+        values[name] = read(json.loads(value)) if read is not None and value is not None else value
+    return cls(**values)
+
+
+def to_columns(obj: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The values of ``obj``'s fields ``names`` as their columns hold them."""
+    as_json = {name for name, read in _readers(type(obj)) if read is not None}
+    return tuple(
+        json.dumps(value) if name in as_json and value is not None else value
+        for name, value in ((name, getattr(obj, name)) for name in names)
+    )
+
+
 @dataclass
 class TaskRecord:
     id: str
@@ -99,31 +137,18 @@ class TaskRecord:
     context_id: str
     turn: int
     state: str
-    status_message: dict[str, Any] | None
+    status_message: dict[str, Any] | None = field(metadata=JSON)
     status_ts: str
     seq: int
-    history: list[dict[str, Any]] = field(default_factory=list)
-    artifacts: list[dict[str, Any]] = field(default_factory=list)
-    metadata: dict[str, Any] | None = None
-    scenario: dict[str, Any] = field(default_factory=dict)
+    history: list[dict[str, Any]] = field(default_factory=list, metadata=JSON)
+    artifacts: list[dict[str, Any]] = field(default_factory=list, metadata=JSON)
+    metadata: dict[str, Any] | None = field(default=None, metadata=JSON)
+    scenario: dict[str, Any] = field(default_factory=dict, metadata=JSON)
 
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> TaskRecord:
-        return cls(
-            id=row["id"],
-            agent_id=row["agent_id"],
-            subject=row["subject"],
-            context_id=row["context_id"],
-            turn=row["turn"],
-            state=row["state"],
-            status_message=json.loads(row["status_message"]) if row["status_message"] else None,
-            status_ts=row["status_ts"],
-            seq=row["seq"],
-            history=json.loads(row["history"]),
-            artifacts=json.loads(row["artifacts"]),
-            metadata=json.loads(row["metadata"]) if row["metadata"] else None,
-            scenario=json.loads(row["scenario"]),
-        )
+
+TASK_COLUMNS = tuple(f.name for f in fields(TaskRecord))
+# The columns a status change may rewrite.
+CHANGING = ("state", "status_message", "status_ts", "seq", "history", "artifacts", "metadata", "scenario")
 
 
 @dataclass(frozen=True)
@@ -238,22 +263,21 @@ class Store:
     # -- tasks
 
     def insert(self, task: TaskRecord, *, replace: bool = False) -> None:
-        identity = (task.id, task.agent_id, task.subject, task.context_id, task.turn)
         self.db.execute(
-            f"INSERT {'OR REPLACE ' if replace else ''}INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            identity + _changing(task),
+            f"INSERT {'OR REPLACE ' if replace else ''}INTO tasks ({', '.join(TASK_COLUMNS)}) "
+            f"VALUES ({','.join('?' * len(TASK_COLUMNS))})",
+            to_columns(task, TASK_COLUMNS),
         )
 
     def save(self, task: TaskRecord) -> None:
         self.db.execute(
-            "UPDATE tasks SET state=?, status_message=?, status_ts=?, seq=?, history=?, artifacts=?, "
-            "metadata=?, scenario=? WHERE id=?",
-            (*_changing(task), task.id),
+            f"UPDATE tasks SET {', '.join(f'{name}=?' for name in CHANGING)} WHERE id=?",
+            (*to_columns(task, CHANGING), task.id),
         )
 
     def get(self, task_id: str) -> TaskRecord | None:
         row = self.db.execute("SELECT * FROM tasks WHERE id=?", (task_id,)).fetchone()
-        return TaskRecord.from_row(row) if row else None
+        return from_row(TaskRecord, row) if row else None
 
     def active_in_context(self, agent_id: str, subject: str | None, context_id: str) -> TaskRecord | None:
         """The running task of a conversation (of any subject's, when ``subject`` is None)."""
@@ -268,14 +292,14 @@ class Store:
             "ORDER BY seq DESC LIMIT 1",
             (*args, context_id, *sorted(ACTIVE)),
         ).fetchone()
-        return TaskRecord.from_row(row) if row else None
+        return from_row(TaskRecord, row) if row else None
 
     def unfinished(self) -> list[TaskRecord]:
         placeholders = ",".join("?" * len(ACTIVE))
         rows = self.db.execute(
             f"SELECT * FROM tasks WHERE state IN ({placeholders}) ORDER BY seq", tuple(sorted(ACTIVE))
         )
-        return [TaskRecord.from_row(row) for row in rows]
+        return [from_row(TaskRecord, row) for row in rows]
 
     def _where(self, flt: TaskFilter) -> tuple[str, list[Any]]:
         clauses, args = [], []
@@ -303,7 +327,7 @@ class Store:
             where += f" AND subject IN ({','.join('?' * len(subjects))})"
             args += sorted(subjects)
         rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq LIMIT ?", [*args, limit])
-        return [TaskRecord.from_row(row) for row in rows]
+        return [from_row(TaskRecord, row) for row in rows]
 
     def all_tasks(self, subjects: set[str] | None) -> list[TaskRecord]:
         if subjects is None:
@@ -312,7 +336,7 @@ class Store:
             rows = self.db.execute(
                 f"SELECT * FROM tasks WHERE subject IN ({','.join('?' * len(subjects))})", sorted(subjects)
             )
-        return [TaskRecord.from_row(row) for row in rows]
+        return [from_row(TaskRecord, row) for row in rows]
 
     def count(self, flt: TaskFilter) -> int:
         if None not in (flt.agent_id, flt.subject) and flt.context_id is None and flt.status_after is None:
@@ -327,30 +351,11 @@ class Store:
         where, args = self._where(flt)
         return self.db.execute(f"SELECT COUNT(*) FROM tasks WHERE {where}", args).fetchone()[0]
 
-    def page(self, flt: TaskFilter, *, before_seq: int | None, limit: int, oldest_first: bool = False):
+    def page(self, flt: TaskFilter, *, before_seq: int | None, limit: int) -> list[TaskRecord]:
         """Up to ``limit`` tasks, latest status change first, below ``before_seq`` when given."""
         where, args = self._where(flt)
         if before_seq is not None:
-            where += " AND seq>?" if oldest_first else " AND seq<?"
+            where += " AND seq<?"
             args.append(before_seq)
-        order = "ASC" if oldest_first else "DESC"
-        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq {order} LIMIT ?", [*args, limit])
-        return [TaskRecord.from_row(row) for row in rows]
-
-
-def _changing(task: TaskRecord) -> tuple[Any, ...]:
-    """The columns a status change may rewrite, in table order."""
-    return (
-        task.state,
-        _dump(task.status_message),
-        task.status_ts,
-        task.seq,
-        json.dumps(task.history),
-        json.dumps(task.artifacts),
-        _dump(task.metadata),
-        json.dumps(task.scenario),
-    )
-
-
-def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value)
+        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq DESC LIMIT ?", [*args, limit])
+        return [from_row(TaskRecord, row) for row in rows]

@@ -10,37 +10,53 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from nylorun_a2a_kit.reference_agent import status
 from nylorun_a2a_kit.reference_agent.extensions import FILES
-from nylorun_a2a_kit.reference_agent.store import TaskRecord
-
-if TYPE_CHECKING:
-    from nylorun_a2a_kit.reference_agent.engine import Engine
-
-TRACEPARENT_VERSION = "00"
+from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
 
 
-def trace_id_of(traceparent: str | None) -> str | None:
-    """The trace id of a W3C ``traceparent`` (``00-<32 hex>-<16 hex>-<2 hex>``), if it is a valid one."""
-    parts = (traceparent or "").strip().split("-")  # W3C: lowercase hex only
-    if len(parts) != 4 or parts[0] != TRACEPARENT_VERSION:
-        return None
-    trace_id, span_id = parts[1], parts[2]
-    valid = len(trace_id) == 32 and len(span_id) == 16 and all(c in "0123456789abcdef" for c in trace_id + span_id)
-    return trace_id if valid and set(trace_id) != {"0"} and set(span_id) != {"0"} else None
+class Files:
+    """files/v1: the version a published file gets, and the data that describes it."""
+
+    def version(self, store: Store, task: TaskRecord, path: str, data: bytes) -> int:
+        """The latest version of the conversation's file at ``path`` if unchanged, else the next."""
+        return store.file_version(task, path, data)
+
+    def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
+        """The metadata of the artifact that hands out the file."""
+        described = {
+            "kind": "file",
+            "version": version,
+            "size": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "path": path,
+        }
+        return {FILES: described}
 
 
-def new_trace_id() -> str:
-    return secrets.token_hex(16)
+Data = dict[str, Any] | None
+
+
+class Recorder(Protocol):
+    """What a turn records through: the engine, which orders the changes and tells the push configs."""
+
+    store: Store
+    files: Files
+
+    def set_status(
+        self, task: TaskRecord, state: str, text: str | None, *, data: Data = ..., task_data: Data = ...
+    ): ...
+
+    def announce(self, task: TaskRecord, event: dict[str, Any]) -> None: ...
 
 
 class Turn:
     """The scenarios' handle on one task."""
 
-    def __init__(self, engine: Engine, task: TaskRecord, base_url: str):
+    def __init__(self, engine: Recorder, task: TaskRecord, base_url: str):
         self.engine, self.task, self.base_url = engine, task, base_url
         self.task_id, self.scenario = task.id, task.scenario
         self._outputs = 0
@@ -57,9 +73,6 @@ class Turn:
             return True
         self.scenario["outputs"] = self._outputs
         return False
-
-    def fault(self, name: str) -> bool:
-        return self.engine.config.fault(name)
 
     def set_state(
         self,
@@ -101,24 +114,16 @@ class Turn:
         """Write ``path`` in the agent's outputs and add it as an artifact with its files/v1 data."""
         if self._recorded_before():  # its file too: a new token would break the URL already handed out
             return
-        store = self.engine.store
+        store, files = self.engine.store, self.engine.files
         with store.transaction():  # the file and the artifact that hands it out: both or neither
-            version = 1 if self.fault("version-not-growing") else store.file_version(self.task, path, data)
+            version = files.version(store, self.task, path, data)
             # The URL carries a random token: whoever holds the answer may fetch the file, nobody can guess it.
             token = secrets.token_urlsafe(18)
             store.save_file(self.task, path, version, data, token)
-            file = {
-                "kind": "file",
-                "version": version,
-                "size": len(data),
-                "sha256": _sha256(data, self.fault),
-                "path": path,
-            }
-            if self.fault("file-size-as-string"):
-                file["size"] = str(file["size"])
-            metadata = None if self.fault("file-metadata-missing") else {FILES: file}
             self._record_artifact(
-                path.rsplit("/", 1)[-1], self._file_parts(path, data, token, inline, link, media_type), metadata
+                path.rsplit("/", 1)[-1],
+                self._file_parts(path, data, token, inline, link, media_type),
+                files.metadata(path, version, data),
             )
 
     def _file_parts(self, path: str, data: bytes, token: str, inline: bool, link: bool, media_type: str) -> list:
@@ -127,8 +132,7 @@ class Turn:
         if inline:
             parts.append({"raw": _b64(data), "filename": name, "mediaType": media_type})
         if link:
-            served = path + ".missing" if self.fault("file-url-unfetchable") else path
-            parts.append({"url": self.file_url(token, served), "filename": name, "mediaType": media_type})
+            parts.append({"url": self.file_url(token, path), "filename": name, "mediaType": media_type})
         return parts
 
     def last_user_message(self) -> dict[str, Any]:
@@ -155,10 +159,6 @@ class Turn:
 
     def save_scenario(self) -> None:
         self.engine.store.save(self.task)
-
-
-def _sha256(data: bytes, fault) -> str:
-    return hashlib.sha256(data + (b"x" if fault("wrong-sha256") else b"")).hexdigest()
 
 
 def _b64(data: bytes) -> str:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from nylorun_a2a_kit.reference_agent import scenarios
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
 from nylorun_a2a_kit.reference_agent.store import Store
@@ -152,7 +151,7 @@ def test_a_resumed_turn_records_each_output_once(tmp_path, name):
         # As a restart finds a turn cut off just before its end: every output stored, the status still WORKING.
         done.state = "TASK_STATE_WORKING"
         engine.store.save(done)
-        await scenarios.run(Turn(engine, done, CALLER.base_url))
+        await engine.scenarios.run(Turn(engine, done, CALLER.base_url))
         again = engine.store.get(task.id)
         assert again.state == "TASK_STATE_COMPLETED"
         assert again.artifacts == recorded, "an artifact was recorded twice"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
@@ -146,14 +149,89 @@ def test_whole_number_written_as_float_is_an_int(running_agent):
     assert client.call("ListTasks", {"pageSize": 2.0}).result["pageSize"] == 2
 
 
-def test_every_fault_the_code_asks_about_is_a_named_fault():
-    import re
-    from pathlib import Path
+AGENT = Path(__file__).resolve().parent.parent / "reference_agent"
+PACKAGE = "nylorun_a2a_kit.reference_agent"
 
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(AGENT).with_suffix("").parts
+    return ".".join((PACKAGE, *parts[:-1])) if parts[-1] == "__init__" else ".".join((PACKAGE, *parts))
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each reference agent module and the reference agent modules it imports, wherever it imports them
+    (``if TYPE_CHECKING:`` and function bodies included: a circle of type hints is a circle too)."""
+    modules = {_module_name(path): path for path in AGENT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                graph[name] |= {alias.name for alias in node.names if alias.name in modules}
+            elif isinstance(node, ast.ImportFrom):
+                package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                for alias in node.names:
+                    target = f"{base}.{alias.name}"
+                    graph[name] |= {target} if target in modules else ({base} & modules.keys())
+        graph[name].discard(name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle through each group of modules that import each other (Tarjan's strongly connected parts)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in sorted(graph[module]):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def test_the_reference_agent_imports_no_circle():
+    graph = _imports()
+    assert f"{PACKAGE}.turn" in graph[f"{PACKAGE}.engine"], "the import graph was not read"
+    circles = [" <-> ".join(m.removeprefix(PACKAGE + ".") for m in group) for group in _cycles(graph)]
+    assert not circles, f"reference agent modules that import each other: {circles}"
+
+
+def test_a_circle_would_be_found():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_every_fault_has_its_behaviour_and_the_agent_names_none():
+    """Each fault acts through a variant or a middleware declared with it; the agent's own modules, outside
+    ``reference_agent/faults/``, name no fault and ask about none."""
     from nylorun_a2a_kit.reference_agent.faults import FAULTS
 
-    source = "\n".join(p.read_text() for p in Path("reference_agent").glob("*.py") if p.name != "faults.py")
-    asked = set(re.findall(r"""\bfault\(\s*["']([a-z0-9.-]+)["']""", source))
-    assert asked, "the reference agent asks about no fault"
-    assert asked <= set(FAULTS), f"unknown faults asked about: {sorted(asked - set(FAULTS))}"
-    assert set(FAULTS) <= asked, f"faults never asked about: {sorted(set(FAULTS) - asked)}"
+    assert FAULTS, "no faults are declared"
+    without = sorted(name for name, fault in FAULTS.items() if not (fault.variants or fault.middlewares))
+    assert not without, f"faults without a behaviour: {without}"
+    named = {}
+    for path in AGENT.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        calls = (n.func for n in ast.walk(tree) if isinstance(n, ast.Call))
+        asks = any(getattr(f, "attr", getattr(f, "id", None)) == "fault" for f in calls)  # config.fault(…), fault(…)
+        if strings & set(FAULTS) or asks:
+            named[path.name] = sorted(strings & set(FAULTS)) or ["asks config.fault"]
+    assert not named, f"production modules that branch on faults: {named}"

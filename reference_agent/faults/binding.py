@@ -1,0 +1,207 @@
+"""Faults of the JSON-RPC binding: versions, envelopes, params, error codes and details, ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.reference_agent import extensions
+from nylorun_a2a_kit.reference_agent.caller import Caller
+from nylorun_a2a_kit.reference_agent.errors import ERROR_INFO, RpcError
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.rpc import Compatibility, Problems, Reading, params_schema, parse_version
+
+INVALID_PARAMS = schemas.error_code("InvalidParamsError")
+
+# -- versions and extensions served
+
+
+@declare("no-version-check", "serves a request that has no A2A-Version header", "VER-02")
+class NoVersionCheck(Compatibility):
+    def serves(self, version_header: str | None) -> bool:
+        return version_header is None or super().serves(version_header)
+
+
+@declare("accepts-0.3", "serves a request that asks for A2A-Version 0.3", "VER-03")
+class Accepts03(Compatibility):
+    def serves(self, version_header: str | None) -> bool:
+        return (bool(version_header) and parse_version(version_header) == "0.3") or super().serves(version_header)
+
+
+@declare("version-1.0-refused", "A2A-Version 1.0 is refused like any other version", "VER-01")
+class Version10Refused(Compatibility):
+    def serves(self, version_header: str | None) -> bool:
+        return False
+
+
+@declare("accepts-any-version", "any A2A-Version other than 0.3 is served", "VER-04")
+class AcceptsAnyVersion(Compatibility):
+    def serves(self, version_header: str | None) -> bool:
+        return parse_version(version_header) not in (None, "0.3") or super().serves(version_header)
+
+
+@declare("v1-client-refused", "a caller activating only the v1 extensions is refused with -32008", "TIER-06")
+class V1ClientRefused(Compatibility):
+    def check(self, version_header: str | None, caller: Caller) -> None:
+        super().check(version_header, caller)
+        if caller.extensions == extensions.V1:
+            raise RpcError(
+                "ExtensionSupportRequiredError", "Activate every profile v2 extension.", reason="EXTENSION_REQUIRED"
+            )
+
+
+# -- envelopes and params
+
+
+@declare("envelope-not-validated", "a request that is not a valid JSON-RPC envelope is served anyway", "ERR-03")
+class EnvelopeNotValidated(Reading):
+    def envelope(self, request: Any) -> tuple[Any, Problems]:
+        if not isinstance(request, dict):
+            return super().envelope(request)
+        return {"jsonrpc": "2.0", "id": request.get("id"), "method": str(request.get("method", "")), "params": {}}, []
+
+
+@declare("no-params-validation", "params are not validated before the method runs", "ERR-06")
+class NoParamsValidation(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        return params, []
+
+
+@declare("rejects-unknown-fields", "params with a field the Agent does not know are refused", "ERR-08")
+class RejectsUnknownFields(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        known = _param_names(method)
+        return served, problems + [(name, "is not a known field") for name in params if name not in known]
+
+
+def _param_names(method: str) -> set[str]:
+    """The fields a method's params schema names (its request message's properties)."""
+    ref = schemas.resolve(params_schema(method)).get("$ref", "")
+    return set(schemas.resolve("a2a/" + ref.rsplit("/", 1)[-1]).get("properties", {})) if ref else set()
+
+
+@declare("negative-history-accepted", "a negative historyLength is read as no limit", "TASK-11")
+class NegativeHistoryAccepted(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        history = params.get("historyLength")
+        if isinstance(history, int) and history < 0:
+            params = {name: value for name, value in params.items() if name != "historyLength"}
+        return super().params(method, params)
+
+
+@declare("page-size-unbounded", "ListTasks accepts and uses a pageSize above 100", "LIST-09")
+class PageSizeUnbounded(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        size = params.get("pageSize")
+        served, problems = super().params(method, {name: v for name, v in params.items() if name != "pageSize"})
+        return (served if size is None else {**served, "pageSize": size}), problems
+
+
+def _invalid_params(call: wire.Call) -> list[schemas.ShapeViolation]:
+    """What is wrong with the params, when the answer refuses them for it (-32602 from the schema)."""
+    if (call.answer.get("error") or {}).get("code") != INVALID_PARAMS:
+        return []
+    return schemas.violations(call.params, params_schema(call.method))
+
+
+@declare(
+    "invalid-params-as-invalid-request",
+    "params that break the method's schema are refused -32600 (Invalid Request), not -32602",
+    "ERR-06",
+)
+@wire.answers
+def invalid_params_as_invalid_request(call: wire.Call) -> None:
+    if _invalid_params(call):
+        call.answer_error(RpcError("InvalidRequestError", "Request payload validation error", reason="INVALID_REQUEST"))
+
+
+@declare("500-on-wrong-type", "a params field of the wrong JSON type gets HTTP 500", "ERR-06")
+@wire.responses
+def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Response | None:
+    return wire.server_error() if any(p.rule == "type" for p in _invalid_params(call)) else None
+
+
+# -- error codes and details
+
+
+@declare("wrong-error-code", "answers a missing task with -32602 instead of -32001", "TASK-05")
+@wire.answers
+def wrong_error_code(call: wire.Call) -> None:
+    if call.reason == "TASK_NOT_FOUND":
+        call.answer["error"]["code"] = INVALID_PARAMS
+
+
+@declare("not-found-wrong-reason", "a missing task's ErrorInfo reason is NOT_FOUND", "TASK-06")
+@wire.answers
+def not_found_wrong_reason(call: wire.Call) -> None:
+    for detail in call.answer.get("error", {}).get("data", []):
+        if detail.get("@type") == ERROR_INFO and detail.get("reason") == "TASK_NOT_FOUND":
+            detail["reason"] = "NOT_FOUND"
+
+
+@declare("no-error-info", "A2A errors carry no google.rpc.ErrorInfo detail", "ERR-02")
+@wire.answers
+def no_error_info(call: wire.Call) -> None:
+    error = call.answer.get("error")
+    if error and -32100 < error["code"] < -32000:
+        error.pop("data", None)
+
+
+@declare("no-bad-request-detail", "-32602 carries no google.rpc.BadRequest detail", "ERR-07")
+@wire.answers
+def no_bad_request_detail(call: wire.Call) -> None:
+    error = call.answer.get("error")
+    if error and error["code"] == INVALID_PARAMS:
+        error.pop("data", None)
+
+
+@declare("error-code-as-string", "error codes are sent as strings", "ERR-09")
+@wire.answers
+def error_code_as_string(call: wire.Call) -> None:
+    if "error" in call.answer:
+        call.answer["error"]["code"] = str(call.answer["error"]["code"])
+
+
+@declare("wrong-response-id", "answers with an id other than the request's", "ERR-01")
+@wire.answers
+def wrong_response_id(call: wire.Call) -> None:
+    if call.answer["id"] is not None:
+        call.answer["id"] = f"{call.answer['id']}-answer"
+
+
+@declare("method-not-found-wrong-code", "answers an unknown method with -32600", "ERR-05")
+@wire.answers
+def method_not_found_wrong_code(call: wire.Call) -> None:
+    if call.reason == "METHOD_NOT_FOUND":
+        call.answer_error(RpcError("InvalidRequestError", "Invalid request", reason="INVALID_REQUEST"))
+
+
+# -- methods the binding does not serve
+
+
+def _unserved_answered(method: str, error: RpcError):
+    """A rewrite: ``method``, which is not served (-32004), is answered ``error`` instead."""
+
+    def rewrite(call: wire.Call) -> None:
+        if call.method == method and call.reason == "OPERATION_NOT_SUPPORTED":
+            call.answer_error(error)
+
+    return wire.answers(rewrite)
+
+
+declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01")(
+    _unserved_answered("SendStreamingMessage", wire.METHOD_NOT_FOUND)
+)
+declare("subscribe-method-not-found", "SubscribeToTask answers -32601 instead of -32004", "UNSRV-02")(
+    _unserved_answered("SubscribeToTask", wire.METHOD_NOT_FOUND)
+)
+declare("extended-card-not-configured", "GetExtendedAgentCard answers -32007 instead of -32004", "UNSRV-03")(
+    _unserved_answered(
+        "GetExtendedAgentCard",
+        RpcError("ExtendedAgentCardNotConfiguredError", "No extended card", reason="EXTENDED_CARD_NOT_CONFIGURED"),
+    )
+)

@@ -1,0 +1,90 @@
+"""Faults of the Agent Card: what it declares, and how it is served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from nylorun_a2a_kit.reference_agent.card import agent_card
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES
+from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
+
+Card = dict[str, Any]
+
+
+@declare("card-second-binding", "the card lists an HTTP+JSON interface besides JSON-RPC", "BIND-01")
+@wire.cards
+def card_second_binding(card: Card, request: web.Request, config: AgentConfig) -> None:
+    endpoint = card["supportedInterfaces"][0]["url"]
+    card["supportedInterfaces"].append(
+        {"url": endpoint + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+    )
+
+
+def _capability(name: str, value: bool) -> MiddlewareFactory:
+    """The card says ``capabilities.<name>: <value>``, whatever the Agent does."""
+
+    def rewrite(card: Card, request: web.Request, config: AgentConfig) -> None:
+        card["capabilities"][name] = value
+
+    return wire.cards(rewrite)
+
+
+declare("card-streaming", "the card says streaming: true", "CARD-03")(_capability("streaming", True))
+declare("card-extended", "the card says extendedAgentCard: true", "CARD-04")(_capability("extendedAgentCard", True))
+declare("card-hides-push", "the card says pushNotifications false while push is configured", "PUSH-04")(
+    _capability("pushNotifications", False)
+)
+declare(
+    "capability-without-secret",
+    "the card says pushNotifications true without a push secret",
+    "PUSH-04",
+    run_with=("--reference-push=off",),
+)(_capability("pushNotifications", True))
+
+
+@declare("card-extension-required", "the card declares an extension with required: true", "CARD-06")
+@wire.cards
+def card_extension_required(card: Card, request: web.Request, config: AgentConfig) -> None:
+    card["capabilities"]["extensions"][0]["required"] = True
+
+
+@declare("card-wrong-content-type", "the Agent Card is served as text/plain", "CARD-01")
+@wire.served(*CARD_ROUTES)
+def card_wrong_content_type(request: web.Request, response: web.Response) -> None:
+    response.content_type = "text/plain"
+
+
+@declare("card-wrong-url", "the card's interface URL is not the endpoint the Agent serves", "CARD-02")
+@wire.cards
+def card_wrong_url(card: Card, request: web.Request, config: AgentConfig) -> None:
+    interface = card["supportedInterfaces"][0]
+    interface["url"] = interface["url"].replace("/v1/a2a/agents/", "/v1/a2a/agent/")
+
+
+@declare("card-of-another-agent", "an Agent's card endpoint serves another Agent's card", "CARD-07")
+@wire.cards
+def card_of_another_agent(card: Card, request: web.Request, config: AgentConfig) -> None:
+    endpoint = card["supportedInterfaces"][0]["url"]
+    agent_id = endpoint.rsplit("/", 1)[1]
+    if len(config.agents) > 1:
+        other = config.agents[(config.agents.index(agent_id) + 1) % len(config.agents)]
+        card.clear()
+        card.update(agent_card(other, endpoint.removesuffix(agent_id) + other, config))
+
+
+@declare("card-signed", "the card carries a signature", "CARD-05")
+@wire.cards
+def card_signed(card: Card, request: web.Request, config: AgentConfig) -> None:
+    card["signatures"] = [{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2lnbmF0dXJl"}]
+
+
+@declare("card-security-schemes", "the Runtime card declares a bearer security scheme", "CARD-08")
+@wire.cards
+def card_security_schemes(card: Card, request: web.Request, config: AgentConfig) -> None:
+    card["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
+    card["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]

@@ -1,0 +1,194 @@
+"""Faults of the profile's extensions: who sees their data, status messages, telemetry, interactions, files."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from nylorun_a2a_kit.reference_agent.extensions import FILES, INTERACTIONS, PROGRESS, TELEMETRY, Disclosure
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.interactions import Interactions
+from nylorun_a2a_kit.reference_agent.policies import Turns
+from nylorun_a2a_kit.reference_agent.status import StatusReport
+from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.turn import Files
+
+Message = dict[str, Any]
+
+# -- who sees extension data
+
+
+@declare("data-without-activation", "extension data is answered to callers that did not activate it", "TIER-04")
+class DataWithoutActivation(Disclosure):
+    def visible(self, method: str, result: Any, active: frozenset[str]) -> Any:
+        return result
+
+
+@declare("core-gets-plan", "plan steps and totals reach callers that activated no extension", "TIER-05")
+class CoreGetsPlan(Disclosure):
+    def shown(self, activated: frozenset[str]) -> frozenset[str]:
+        return super().shown(activated) | {PROGRESS, TELEMETRY}
+
+
+# -- status messages
+
+
+@declare("extension-data-in-parts", "extension data rides in a data part instead of metadata", "EXT-03")
+class ExtensionDataInParts(StatusReport):
+    def message(self, task: TaskRecord, state: str, text: str | None, data: dict[str, Any]) -> Message | None:
+        out = super().message(task, state, text, data)
+        if out is not None and data:
+            out["parts"].append({"data": out.pop("metadata")})
+            del out["extensions"]
+        return out
+
+
+@declare("message-extensions-missing", "a message with extension data does not list the URIs", "EXT-04")
+class MessageExtensionsMissing(StatusReport):
+    def message(self, task: TaskRecord, state: str, text: str | None, data: dict[str, Any]) -> Message | None:
+        out = super().message(task, state, text, data)
+        if out is not None:
+            out.pop("extensions", None)
+        return out
+
+
+@declare("prompt-only-in-metadata", "an interaction's prompt is not in the status message's text", "TIER-01", "TIER-03")
+class PromptOnlyInMetadata(StatusReport):
+    def message(self, task: TaskRecord, state: str, text: str | None, data: dict[str, Any]) -> Message | None:
+        out = super().message(task, state, text, data)
+        if out is not None and INTERACTIONS in data:
+            out["parts"] = [{"data": {"waiting": True}}]
+        return out
+
+
+# -- telemetry/v1
+
+
+def _telemetry_without(name: str) -> type[StatusReport]:
+    class Without(StatusReport):
+        def telemetry(self, scenario: dict[str, Any]) -> dict[str, Any]:
+            return {key: value for key, value in super().telemetry(scenario).items() if key != name}
+
+    return Without
+
+
+declare("telemetry-without-totals", "telemetry/v1 carries no totals", "TEL-01")(_telemetry_without("totals"))
+declare("telemetry-missing-trace-id", "telemetry/v1 carries no trace id", "TEL-02")(_telemetry_without("traceId"))
+
+
+@declare("trace-id-uppercase", "telemetry/v1 traceId is written in uppercase hex", "EXT-07")
+class TraceIdUppercase(StatusReport):
+    def telemetry(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        data = super().telemetry(scenario)
+        data["traceId"] = data["traceId"].upper()
+        return data
+
+
+@declare("telemetry-before-end", "working status updates carry telemetry", "TEL-05")
+class TelemetryBeforeEnd(StatusReport):
+    def carries_telemetry(self, state: str) -> bool:
+        return state == "TASK_STATE_WORKING" or super().carries_telemetry(state)
+
+
+@declare("traceparent-ignored", "a turn starts a new trace instead of joining the caller's", "TEL-03")
+class TraceparentIgnored(Turns):
+    def trace_id(self, traceparent: Any) -> str:
+        return super().trace_id(None)
+
+
+# -- interactions/v1
+
+
+@declare("approval-as-input-required", "an approval pauses the task as INPUT_REQUIRED", "INTER-01")
+class ApprovalAsInputRequired(Interactions):
+    def state(self, kind: str) -> str:
+        return "TASK_STATE_INPUT_REQUIRED" if kind == "approval" else super().state(kind)
+
+
+@declare("question-as-auth-required", "a question pauses the task as AUTH_REQUIRED", "INTER-02")
+class QuestionAsAuthRequired(Interactions):
+    def state(self, kind: str) -> str:
+        return "TASK_STATE_AUTH_REQUIRED" if kind == "question" else super().state(kind)
+
+
+@declare("connection-kind-approval", "a missing connection is shown as an approval", "INTER-03")
+class ConnectionKindApproval(Interactions):
+    def shown_kind(self, kind: str) -> str:
+        return "approval" if kind == "connection" else super().shown_kind(kind)
+
+
+@declare("interaction-without-id", "an open interaction has no interactionId", "EXT-06", "INTER-04")
+class InteractionWithoutId(Interactions):
+    def open_data(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        data = super().open_data(scenario)
+        del data[INTERACTIONS]["interactionId"]
+        return data
+
+
+@declare(
+    "interaction-answer-ignored",
+    "an answer under interactions/v1 in the reply's metadata is ignored",
+    "EXT-05",
+    "INTER-05",
+    "INTER-06",
+)
+class InteractionAnswerIgnored(Interactions):
+    def answer_in(self, message: dict[str, Any], active: frozenset[str]) -> Any:
+        return None
+
+
+@declare("connection-not-resolved", "value {connected: true} leaves the connection waiting", "INTER-07")
+class ConnectionNotResolved(Interactions):
+    def connected(self, answer: dict[str, Any]) -> bool:
+        return False
+
+
+@declare("both-approved-and-value-accepted", "an answer with both approved and value resolves", "INTER-08")
+class BothApprovedAndValueAccepted(Interactions):
+    def check_fields(self, answer: dict[str, Any], interaction: dict[str, Any]) -> None:
+        pass
+
+
+@declare("text-approves", "a text reply approves a pending approval", "INTER-09", "TIER-02")
+class TextApproves(Interactions):
+    def text_answers(self, kind: str) -> bool:
+        return True
+
+
+@declare("wrong-interaction-id-accepted", "an answer naming another interactionId resolves", "INTER-11")
+class WrongInteractionIdAccepted(Interactions):
+    def check_id(self, answer: dict[str, Any], interaction: dict[str, Any]) -> None:
+        pass
+
+
+# -- files/v1
+
+
+@declare("file-metadata-missing", "file artifacts carry no files/v1 data", "FILE-01")
+class FileMetadataMissing(Files):
+    def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
+        return None
+
+
+@declare("wrong-sha256", "files/v1 sha256 is not the digest of the file's bytes", "FILE-02")
+class WrongSha256(Files):
+    def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
+        metadata = super().metadata(path, version, data)
+        if metadata is not None:
+            metadata[FILES]["sha256"] = hashlib.sha256(data + b"x").hexdigest()
+        return metadata
+
+
+@declare("file-size-as-string", "files/v1 size is sent as a string", "EXT-07")
+class FileSizeAsString(Files):
+    def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
+        metadata = super().metadata(path, version, data)
+        if metadata is not None:
+            metadata[FILES]["size"] = str(metadata[FILES]["size"])
+        return metadata
+
+
+@declare("version-not-growing", "a changed file keeps version 1", "FILE-05")
+class VersionNotGrowing(Files):
+    def version(self, store: Store, task: TaskRecord, path: str, data: bytes) -> int:
+        return 1

@@ -1,0 +1,93 @@
+"""Faults of the change feed, ``GET /v1/turns``: whose turns, from where, in which order, how a page says more."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nylorun_a2a_kit.reference_agent.config import KeyGrant
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.feed import MAX_LIMIT, Feed
+from nylorun_a2a_kit.reference_agent.store import TaskRecord
+
+FeedPage = dict[str, Any]
+
+
+@declare("feed-needs-subject", "the feed lists nothing for a key without a subject", "FEED-01")
+class FeedNeedsSubject(Feed):
+    def subjects(self, grant: KeyGrant, subject: str) -> set[str] | None:
+        subjects = super().subjects(grant, subject)
+        return set() if subjects is None else subjects
+
+
+@declare("feed-subject-leak", "with a subject the feed still lists every subject's turns", "FEED-07")
+class FeedSubjectLeak(Feed):
+    def subjects(self, grant: KeyGrant, subject: str) -> set[str] | None:
+        return None
+
+
+@declare("feed-no-cursor-on-empty", "an empty feed page carries no cursor", "FEED-02")
+@wire.feed_pages
+def feed_no_cursor_on_empty(page: FeedPage) -> None:
+    if not page["turns"]:
+        page["cursor"] = None
+
+
+@declare("feed-cursor-skips", "the page after a cursor skips a turn", "FEED-02", "FEED-05")
+class FeedCursorSkips(Feed):
+    def rows(
+        self, after: int, subjects: set[str] | None, limit: int, session: str | None
+    ) -> tuple[list[TaskRecord], str]:
+        rows, key = super().rows(after, subjects, limit, session)
+        return (rows[1:] if after else rows), key
+
+
+@declare("feed-newest-first", "a feed page lists its turns newest change first", "FEED-03")
+@wire.feed_pages
+def feed_newest_first(page: FeedPage) -> None:
+    page["turns"].reverse()
+
+
+@declare("feed-starts-at-now", "without changedAfter the feed starts at its end", "FEED-04")
+class FeedStartsAtNow(Feed):
+    def start(self, cursor: str | None) -> int:
+        return super().start(cursor) if cursor else self.store.last_seq()
+
+
+@declare("feed-limit-ignored", "limit is ignored", "FEED-05")
+class FeedLimitIgnored(Feed):
+    def limit(self, raw: str) -> int:
+        return MAX_LIMIT * 10
+
+
+@declare("feed-has-more-wrong", "hasMore is always false", "FEED-05")
+@wire.feed_pages
+def feed_has_more_wrong(page: FeedPage) -> None:
+    page["hasMore"] = False
+
+
+@declare("feed-session-newest-first", "a session's turns come newest first", "FEED-06")
+class FeedSessionNewestFirst(Feed):
+    def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
+        return super().session_turns(session, subjects, after)[::-1]
+
+
+@declare("feed-bad-status-word", "a turn's status is 'done'", "FEED-08")
+@wire.feed_pages
+def feed_bad_status_word(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["status"] = "done"
+
+
+@declare("feed-missing-a2a", "a turn that is an A2A task has a2a null", "FEED-09")
+@wire.feed_pages
+def feed_missing_a2a(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["a2a"] = None
+
+
+@declare("feed-ended-at-early", "endedAt is set while the turn runs", "FEED-09")
+@wire.feed_pages
+def feed_ended_at_early(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["endedAt"] = turn["changedAt"]

@@ -1,0 +1,106 @@
+"""Faults of the HTTP edge: who may call, and the HTTP answers around JSON-RPC."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from nylorun_a2a_kit.reference_agent import extensions
+from nylorun_a2a_kit.reference_agent.config import KeyGrant
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, Gate, Refused, refuse
+
+# -- who may call
+
+
+@declare("no-auth-check", "a request without an application key is served", "AUTH-01")
+class NoAuthCheck(Gate):
+    def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
+        try:
+            return super().credentials(request)
+        except Refused:
+            return "", KeyGrant()
+
+    def no_subject(self) -> str:
+        return "anonymous"
+
+
+@declare("subject-optional", "a request without Nylorun-Subject acts for a default subject", "AUTH-02")
+class SubjectOptional(Gate):
+    def no_subject(self) -> str:
+        return "anonymous"
+
+
+@declare("unknown-agent-served", "an unknown Agent id answers as the default Agent", "AUTH-03")
+class UnknownAgentServed(Gate):
+    def agent_id(self, request: web.Request) -> str | None:
+        return super().agent_id(request) or self.config.agents[0]
+
+
+@declare("scopes-required", "a request without Nylorun-Scopes is refused", "AUTH-04")
+class ScopesRequired(Gate):
+    def check_scopes(self, request: web.Request, grant: KeyGrant) -> None:
+        if "Nylorun-Scopes" not in request.headers:
+            raise Refused(403, "SCOPES_REQUIRED", "Send Nylorun-Scopes.")
+        super().check_scopes(request, grant)
+
+
+@declare("no-rate-limit", "rate limits are not enforced", "AUTH-05")
+class NoRateLimit(Gate):
+    def limit(self, key: str, grant: KeyGrant) -> None:
+        pass
+
+
+# -- HTTP answers around JSON-RPC
+
+
+@declare("http-500-on-bad-json", "answers a body that is not JSON with HTTP 500", "ERR-03")
+@wire.responses
+def http_500_on_bad_json(call: wire.Call, response: web.Response) -> web.Response | None:
+    return None if call.parses() else wire.server_error()
+
+
+@declare("non-object-body-500", "a body that is JSON but not an object (null, 1, [], a string) gets HTTP 500", "ERR-03")
+@wire.responses
+def non_object_body_500(call: wire.Call, response: web.Response) -> web.Response | None:
+    return wire.server_error() if call.parses() and not isinstance(call.request, dict) else None
+
+
+@declare("response-text-plain", "JSON-RPC answers are served as text/plain", "BIND-02")
+@wire.responses
+def response_text_plain(call: wire.Call, response: web.Response) -> None:
+    response.content_type = "text/plain"
+
+
+def _echo(response: web.Response, uris) -> None:
+    """``A2A-Extensions`` as an answer with these URIs activated would carry it."""
+    response.headers.popall("A2A-Extensions", None)
+    if uris:
+        response.headers["A2A-Extensions"] = ", ".join(sorted(uris))
+
+
+@declare("echo-unactivated-extension", "every declared extension is echoed, activated or not", "EXT-01")
+@wire.responses
+def echo_unactivated_extension(call: wire.Call, response: web.Response) -> None:
+    _echo(response, extensions.DECLARED)
+
+
+@declare("echo-only-v1", "only the v1 extensions are echoed, whatever else was activated", "EXT-01")
+@wire.responses
+def echo_only_v1(call: wire.Call, response: web.Response) -> None:
+    _echo(response, extensions.activate(call.http.headers.getall("A2A-Extensions", [])) & extensions.V1)
+
+
+@declare("echo-unknown-extension", "an undeclared URI in A2A-Extensions is echoed", "EXT-02")
+@wire.responses
+def echo_unknown_extension(call: wire.Call, response: web.Response) -> None:
+    _echo(response, extensions.requested(call.http.headers.getall("A2A-Extensions", [])))
+
+
+# -- files
+
+
+@declare("file-url-unfetchable", "a url file part's URL answers 404", "FILE-03")
+@wire.served(FILE_ROUTE)
+def file_url_unfetchable(request: web.Request, response: web.StreamResponse) -> web.Response:
+    return refuse(404, "FILE_NOT_FOUND", "No such file.")

@@ -1,0 +1,132 @@
+"""Faults of ListTasks: who and what is listed, page sizes, page tokens, totals."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from nylorun_a2a_kit.reference_agent.caller import Caller
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.listing import Paging
+from nylorun_a2a_kit.reference_agent.rpc import Rendering
+from nylorun_a2a_kit.reference_agent.store import TaskFilter, TaskRecord
+
+
+def _filter_ignoring(name: str) -> type[Paging]:
+    """A Paging whose filter leaves out ``name`` (a field of TaskFilter): every value of it is listed."""
+
+    class Ignoring(Paging):
+        def task_filter(self, caller: Caller, params: dict[str, Any]) -> TaskFilter:
+            return replace(super().task_filter(caller, params), **{name: None})
+
+    return Ignoring
+
+
+# -- who and what is listed
+
+declare("cross-subject-list", "ListTasks lists every subject's tasks", "ISO-02", "PAGE-06")(_filter_ignoring("subject"))
+declare("cross-agent-list", "ListTasks lists the tasks of every Agent", "ISO-03")(_filter_ignoring("agent_id"))
+declare("status-filter-ignored", "ListTasks ignores the status filter", "LIST-02")(_filter_ignoring("state"))
+declare("context-filter-ignored", "ListTasks ignores the contextId filter", "LIST-01")(_filter_ignoring("context_id"))
+declare("timestamp-filter-ignored", "ListTasks ignores statusTimestampAfter", "LIST-03")(
+    _filter_ignoring("status_after")
+)
+
+
+@declare("list-oldest-first", "ListTasks orders oldest status change first", "LIST-04", "PAGE-03")
+class ListOldestFirst(Paging):
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        every = self.store.page(flt, before_seq=None, limit=2**62)[::-1]
+        return [task for task in every if before is None or task.seq > before][:limit]
+
+
+@declare("artifacts-always-listed", "ListTasks includes artifacts without includeArtifacts", "LIST-10")
+class ArtifactsAlwaysListed(Rendering):
+    def lists_artifacts(self, params: dict[str, Any]) -> bool:
+        return True
+
+
+@declare("artifacts-empty-array", 'without includeArtifacts listed tasks carry "artifacts": []', "LIST-10")
+@wire.answers
+def artifacts_empty_array(call: wire.Call) -> None:
+    if call.method == "ListTasks" and not call.params.get("includeArtifacts"):
+        for task in call.tasks():
+            task["artifacts"] = []
+
+
+@declare("list-history-ignored", "ListTasks returns each task's whole history whatever historyLength says", "LIST-11")
+class ListHistoryIgnored(Rendering):
+    def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
+        return super().history_length(method, task, len(task.history) if method == "ListTasks" else asked)
+
+
+# -- page sizes
+
+
+@declare("default-page-size-20", "ListTasks pages by 20 when pageSize is not given", "LIST-05")
+class DefaultPageSize20(Paging):
+    def page_size(self, params: dict[str, Any]) -> int:
+        return params.get("pageSize", 20)
+
+
+@declare("page-overfills", "a ListTasks page holds one task more than pageSize", "LIST-12")
+class PageOverfills(Paging):
+    def cut(self, tasks: list[TaskRecord], page_size: int) -> list[TaskRecord]:
+        return super().cut(tasks, page_size + 1)
+
+
+# -- page tokens
+
+
+@declare("page-repeats-task", "a page repeats the last task of the previous page", "LIST-06")
+class PageRepeatsTask(Paging):
+    def cursor(self, page: list[TaskRecord], before: int | None, page_size: int) -> int:
+        return super().cursor(page, before, page_size) + 1
+
+
+@declare("last-page-token-missing", "the last page has no nextPageToken", "LIST-07")
+@wire.answers
+def last_page_token_missing(call: wire.Call) -> None:
+    result = call.answer.get("result")
+    if call.method == "ListTasks" and isinstance(result, dict) and not result.get("nextPageToken"):
+        result.pop("nextPageToken", None)
+
+
+@declare("list-offset-cursor", "page tokens are offsets: a task created mid-walk repeats one", "PAGE-01", "PAGE-02")
+class ListOffsetCursor(Paging):
+    """Position by count, as offset paging does: it shifts when tasks change."""
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        offset = before or 0
+        return self.store.page(flt, before_seq=None, limit=offset + limit)[offset:]
+
+    def cursor(self, page: list[TaskRecord], before: int | None, page_size: int) -> int:
+        return (before or 0) + page_size
+
+
+@declare("walk-never-ends", "the last page's nextPageToken starts the walk again", "PAGE-05")
+class WalkNeverEnds(Paging):
+    def last_token(self, fingerprint: str) -> str:
+        return self.token(2**62, fingerprint)  # a position before every task: the newest page again
+
+
+@declare("forged-cursor-accepted", "an unreadable pageToken starts the walk again", "PAGE-07")
+class ForgedCursorAccepted(Paging):
+    def unreadable(self, token: str) -> int | None:
+        return None
+
+
+@declare("foreign-cursor-accepted", "a pageToken issued to another subject is accepted", "PAGE-07")
+class ForeignCursorAccepted(Paging):
+    def fingerprint(self, flt: TaskFilter) -> str:
+        return super().fingerprint(replace(flt, subject=None))
+
+
+# -- totals
+
+
+@declare("wrong-total-size", "totalSize counts the page, not the filtered set", "LIST-08", "PAGE-04")
+class WrongTotalSize(Paging):
+    def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
+        return len(page)

@@ -1,0 +1,254 @@
+"""Faults of push notifications: configs, destinations, what a delivery carries, when it is retried."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import socket
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from nylorun_a2a_kit.reference_agent.delivery import SCHEDULE_S, TOKEN_HEADER, RetryPolicy, Webhooks
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.push import Config, Destinations, PushConfigs
+from nylorun_a2a_kit.reference_agent.rpc import PUSH_METHODS, Problems, Reading
+from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TERMINAL, from_row
+
+Headers = dict[str, str]
+
+# -- the config methods
+
+
+@declare(
+    "push-unsupported-wrong-code",
+    "without a push secret the config methods answer -32601",
+    "PUSH-03",
+    run_with=("--reference-push=off",),
+)
+@wire.answers
+def push_unsupported_wrong_code(call: wire.Call) -> None:
+    if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
+        call.answer_error(wire.METHOD_NOT_FOUND)
+
+
+@declare("get-after-delete-found", "GetTaskPushNotificationConfig still answers a deleted config", "PUSH-01")
+class GetAfterDeleteFound(PushConfigs):
+    def get(self, task_id: str, config_id: str) -> Config | None:
+        found = super().get(task_id, config_id)
+        if found is None:
+            row = self.db.execute(
+                "SELECT * FROM push_configs WHERE task_id=? AND id=?", (task_id, config_id)
+            ).fetchone()
+            found = from_row(Config, row) if row else None
+        return found
+
+
+@declare("list-missing-config", "ListTaskPushNotificationConfigs leaves out the newest config", "PUSH-01")
+@wire.answers
+def list_missing_config(call: wire.Call) -> None:
+    result = call.answer.get("result")
+    if call.method == "ListTaskPushNotificationConfigs" and isinstance(result, dict):
+        result["configs"] = result["configs"][:-1]
+
+
+@declare("inline-config-ignored", "a push config inside SendMessage is ignored", "PUSH-02")
+class InlineConfigIgnored(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        configuration = served.get("configuration")
+        if method == "SendMessage" and isinstance(configuration, dict):
+            configuration = {k: v for k, v in configuration.items() if k != "taskPushNotificationConfig"}
+            served = {**served, "configuration": configuration}
+        return served, problems
+
+
+@declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
+class DeleteNotStopping(PushConfigs):
+    """A deleted config is only hidden from the config methods: its events are still delivered."""
+
+    def delete(self, task_id: str, config_id: str) -> None:
+        self.db.execute("UPDATE push_configs SET state='listed-deleted' WHERE task_id=? AND id=?", (task_id, config_id))
+
+    def deliverable(self, task_id: str) -> list[Config]:
+        rows = self.db.execute(
+            "SELECT * FROM push_configs WHERE task_id=? AND state IN ('active', 'listed-deleted')", (task_id,)
+        )
+        return [from_row(Config, row) for row in rows]
+
+    def target(self, task_id: str, config_id: str) -> Config | None:
+        return next((c for c in self.deliverable(task_id) if c.id == config_id), None)
+
+
+# -- what is pushed
+
+
+@declare("interrupted-not-pushed", "a task pausing for input is not pushed", "PUSH-05")
+class InterruptedNotPushed(Webhooks):
+    def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        if _state_of(event) in INTERRUPTED:
+            return None
+        return super().payload(event)
+
+
+@declare("push-body-bare-task", "a delivery's body is a bare Task, not a StreamResponse", "PUSH-06")
+class PushBodyBareTask(Webhooks):
+    def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        update = event.get("statusUpdate")
+        if update is None:
+            return super().payload(event)
+        return {"id": update["taskId"], "contextId": update["contextId"], "status": update["status"]}
+
+
+def _state_of(body: dict[str, Any]) -> str:
+    """The state a status update event carries ("" for any other event)."""
+    return ((body.get("statusUpdate") or {}).get("status") or {}).get("state", "")
+
+
+# -- how a delivery is signed and sent
+
+
+def _without(header: str) -> type[Webhooks]:
+    """Webhooks whose deliveries leave out ``header``."""
+
+    class Without(Webhooks):
+        def request(self, config: Config, webhook_id: str, body: bytes) -> tuple[bytes, Headers]:
+            body, headers = super().request(config, webhook_id, body)
+            headers.pop(header, None)
+            return body, headers
+
+    return Without
+
+
+declare("wrong-auth-header", "deliveries carry no Authorization from the config's authentication", "PUSH-07")(
+    _without("Authorization")
+)
+declare("missing-token", "deliveries do not carry the config's token", "PUSH-08")(_without(TOKEN_HEADER))
+
+
+@declare("bad-signature", "webhook-signature does not verify", "PUSH-09")
+class BadSignature(Webhooks):
+    def request(self, config: Config, webhook_id: str, body: bytes) -> tuple[bytes, Headers]:
+        body, headers = super().request(config, webhook_id, body)
+        headers["webhook-signature"] = "v1," + headers["webhook-signature"].split(",", 1)[1][::-1]
+        return body, headers
+
+
+@declare("stale-timestamp", "webhook-timestamp is a year old", "PUSH-09")
+class StaleTimestamp(Webhooks):
+    def moment(self) -> datetime:
+        now = super().moment()
+        return now.replace(year=now.year - 1)
+
+
+@declare("timestamp-in-ms", "webhook-timestamp is in milliseconds", "PUSH-09")
+class TimestampInMs(Webhooks):
+    def timestamp(self, moment: datetime) -> str:
+        return str(int(moment.timestamp() * 1000))
+
+
+@declare("reserialized-body", "the body sent is not the bytes that were signed", "PUSH-09")
+class ReserializedBody(Webhooks):
+    def request(self, config: Config, webhook_id: str, body: bytes) -> tuple[bytes, Headers]:
+        signed, headers = super().request(config, webhook_id, body)
+        return json.dumps(json.loads(signed), indent=1).encode(), headers
+
+
+@declare("redirect-followed", "the sender follows redirects", "PUSH-11")
+class RedirectFollowed(Webhooks):
+    follows_redirects = True
+
+
+# -- where deliveries may go
+
+
+@declare("loopback-host-allowed", "any loopback host or spelling is an allowed destination", "PUSH-11")
+class LoopbackHostAllowed(Destinations):
+    def listed(self, host: str, port: int | None) -> bool:
+        return host.startswith(("127.", "localhost", "::1")) or super().listed(host, port)
+
+
+@declare("allowlist-resolves-host", "the allowlist is checked against the resolved address", "PUSH-11")
+class AllowlistResolvesHost(Destinations):
+    """Compares the resolved address, so any spelling passes; connects to it, as anti-rebinding code does."""
+
+    def listed(self, host: str, port: int | None) -> bool:
+        with contextlib.suppress(OSError):
+            return f"{socket.gethostbyname(host)}:{port}" in self.allowed
+        return super().listed(host, port)
+
+    def address(self, url: str) -> str:
+        parts = urlsplit(url)
+        with contextlib.suppress(OSError, ValueError):
+            resolved = socket.gethostbyname(parts.hostname or "")
+            return parts._replace(netloc=f"{resolved}:{parts.port or 80}").geturl()
+        return url
+
+
+@declare("allowlist-naive-parse", "the allowlist reads a URL's userinfo as its host", "PUSH-11")
+class AllowlistNaiveParse(Destinations):
+    def allows(self, url: str) -> bool:
+        netloc = url.split("//", 1)[-1].split("/", 1)[0].split("@", 1)[0]
+        return netloc in self.allowed
+
+
+# -- when a delivery is retried
+
+
+@declare("push-order-reversed", "a config's pending events are attempted newest first", "PUSH-14")
+class PushOrderReversed(RetryPolicy):
+    def first_due(self, body: dict[str, Any]) -> float:
+        state = _state_of(body)
+        delay = 0.3 if state and state not in TERMINAL else 0.0  # a working update goes out after the end
+        return super().first_due(body) + delay
+
+
+@declare("no-retries", "a failed delivery is not retried", "PUSH-10", "PUSH-12")
+class NoRetries(RetryPolicy):
+    def delay(self, attempts: int, retry_after: float | None) -> float | None:
+        return None
+
+
+@declare("retries-after-success", "a delivery acknowledged with 2xx is sent again", "PUSH-12")
+class RetriesAfterSuccess(RetryPolicy):
+    def delivered(self, status: int | None) -> bool:
+        return False
+
+
+@declare("retry-after-ignored", "Retry-After is not honoured", "PUSH-12")
+class RetryAfterIgnored(RetryPolicy):
+    def delay(self, attempts: int, retry_after: float | None) -> float | None:
+        return super().delay(attempts, None)
+
+
+@declare("retries-shrink", "the gaps between retries shrink", "PUSH-12")
+class RetriesShrink(RetryPolicy):
+    def delay(self, attempts: int, retry_after: float | None) -> float | None:
+        if retry_after is not None or attempts >= len(SCHEDULE_S):
+            return super().delay(attempts, retry_after)
+        return SCHEDULE_S[1] * self.scale / attempts
+
+
+@declare("gone-ignored", "410 Gone does not stop deliveries", "PUSH-12")
+class GoneIgnored(RetryPolicy):
+    def gone(self, status: int | None) -> bool:
+        return False
+
+
+@declare("new-webhook-id-on-retry", "a retry gets a new webhook-id", "PUSH-10", "PUSH-12")
+class NewWebhookIdOnRetry(RetryPolicy):
+    def retry_id(self, webhook_id: str) -> str:
+        return f"msg_{secrets.token_hex(12)}"
+
+
+@declare("retries-forever", "retries go on past 24 hours", "PUSH-13")
+class RetriesForever(RetryPolicy):
+    def delay(self, attempts: int, retry_after: float | None) -> float | None:
+        if retry_after is not None:
+            return super().delay(attempts, retry_after)
+        return SCHEDULE_S[2] * self.scale
+
+    def expired(self, first_at: float, next_at: float) -> bool:
+        return False

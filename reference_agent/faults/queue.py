@@ -1,0 +1,101 @@
+"""Faults of queued messages: refused instead of queued, lost, taken out of order or twice, shown as tasks."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from nylorun_a2a_kit.reference_agent.caller import Caller
+from nylorun_a2a_kit.reference_agent.engine import Cancelling
+from nylorun_a2a_kit.reference_agent.errors import RpcError, unsupported
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.listing import Page, Paging
+from nylorun_a2a_kit.reference_agent.policies import Access, Queueing
+from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
+from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
+
+
+@declare("busy-refused", "a message to a busy context is refused CONTEXT_BUSY instead of queued", "QUEUE-01")
+class BusyRefused(Queueing):
+    def refusal(self, params: dict[str, Any], busy: TaskRecord) -> RpcError | None:
+        return super().refusal(params, busy) or unsupported(
+            "The conversation is busy with a running task.", "CONTEXT_BUSY", taskId=busy.id, contextId=busy.context_id
+        )
+
+
+@declare("reject-ignored", 'delivery "reject" is queued like any other message', "QUEUE-06")
+class RejectIgnored(Queueing):
+    def refusal(self, params: dict[str, Any], busy: TaskRecord) -> RpcError | None:
+        return None
+
+
+@declare("reject-without-reason", 'delivery "reject" is refused with reason BUSY, not CONTEXT_BUSY', "QUEUE-06")
+class RejectWithoutReason(Queueing):
+    def refusal(self, params: dict[str, Any], busy: TaskRecord) -> RpcError | None:
+        refusal = super().refusal(params, busy)
+        if refusal is not None:
+            refusal.reason = "BUSY"
+        return refusal
+
+
+@declare("queued-id-unknown", "GetTask does not know a queued message's task id", "QUEUE-02")
+class QueuedIdUnknown(Access):
+    def find(self, caller: Caller, task_id: str) -> TaskRecord | None:
+        return self.store.get(task_id)
+
+
+@declare("queued-listed", "ListTasks lists queued messages and counts them in totalSize", "QUEUE-03")
+class QueuedListed(Paging):
+    def __init__(self, store: Store):
+        super().__init__(store)
+        self.queue = MessageQueue(store.db)
+
+    def page(self, caller: Caller, params: dict[str, Any]) -> Page:
+        tasks, token, page_size, total = super().page(caller, params)
+        if params.get("pageToken"):
+            return tasks, token, page_size, total
+        context_id = self.task_filter(caller, params).context_id
+        queued = [q.as_task() for q in self.queue.waiting(caller.agent_id, caller.subject, context_id)]
+        return queued + tasks, token, page_size, total + len(queued)
+
+
+@declare("queued-cancelable", "CancelTask cancels a queued message", "QUEUE-04")
+class QueuedCancelable(Cancelling):
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        if not task.scenario.get("queued"):
+            return await super().cancel(task)
+        self.engine.store.db.execute(
+            "DELETE FROM queued WHERE agent_id=? AND subject=? AND message_id=?", (task.agent_id, task.subject, task.id)
+        )
+        task.state = "TASK_STATE_CANCELED"
+        return task
+
+
+@declare("queue-lifo", "queued messages are taken newest first", "QUEUE-05")
+class QueueLifo(MessageQueue):
+    def next(self, agent_id: str, subject: str, context_id: str) -> Queued | None:
+        waiting = self.waiting(agent_id, subject, context_id)
+        return waiting[-1] if waiting else None
+
+
+@declare("queued-run-twice", "a queued message is taken by two turns", "QUEUE-05")
+class QueuedRunTwice(MessageQueue):
+    def __init__(self, db: sqlite3.Connection):
+        super().__init__(db)
+        self._taken_once: set[int] = set()
+
+    def taken(self, queued: Queued, task_id: str) -> None:
+        if queued.position in self._taken_once:
+            super().taken(queued, task_id)
+        else:  # its first turn leaves it waiting, for a second one to take
+            self._taken_once.add(queued.position)
+
+
+@declare("queue-keeps-newest", "a context keeps only its newest queued message: earlier ones are lost", "QUEUE-05")
+class QueueKeepsNewest(MessageQueue):
+    def add(self, agent_id: str, subject: str, context_id: str, *rest: Any) -> None:
+        self.db.execute(
+            "DELETE FROM queued WHERE agent_id=? AND subject=? AND context_id=? AND taken_by IS NULL",
+            (agent_id, subject, context_id),
+        )
+        super().add(agent_id, subject, context_id, *rest)

@@ -1,0 +1,256 @@
+"""Faults of tasks and conversations: sending, continuing, waiting, reading, cancelling, who may do which."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from nylorun_a2a_kit.reference_agent import extensions, scenarios
+from nylorun_a2a_kit.reference_agent.caller import Caller
+from nylorun_a2a_kit.reference_agent.engine import Cancelling, Waiting
+from nylorun_a2a_kit.reference_agent.errors import RpcError
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.policies import Access, Action, Continuation, Conversations, Turns
+from nylorun_a2a_kit.reference_agent.rpc import Rendering
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
+
+
+def _other_subjects_for(action: Action) -> type[Access]:
+    """An Access that lets a caller ``action`` the tasks of its Agent's other subjects too."""
+
+    class OtherSubjects(Access):
+        def allows(self, caller: Caller, task: TaskRecord, asked: Action) -> bool:
+            if asked == action:
+                return task.agent_id == caller.agent_id
+            return super().allows(caller, task, asked)
+
+    return OtherSubjects
+
+
+# -- who may act on a task
+
+declare("cross-subject-get", "GetTask answers another subject's task", "ISO-01")(_other_subjects_for("get"))
+declare("cross-subject-cancel", "CancelTask cancels another subject's task", "ISO-01")(_other_subjects_for("cancel"))
+declare("cross-subject-continue", "a message may continue another subject's task", "ISO-01")(
+    _other_subjects_for("continue")
+)
+declare("config-cross-subject", "another subject may manage a task's push configs", "PUSH-16")(
+    _other_subjects_for("configure")
+)
+
+
+# -- which task a message is for, and which conversation
+
+
+@declare("new-task-on-retry", "a retried messageId starts a new task", "SEND-04", "INTER-10")
+class NewTaskOnRetry(Conversations):
+    def retried(self, caller: Caller, message: dict[str, Any]) -> str | None:
+        return None
+
+
+@declare("new-task-on-resume", "an answer to an interrupted task starts a new task", "TASK-03", "SEND-10", "INTER-05")
+class NewTaskOnResume(Conversations):
+    def continued(self, message: dict[str, Any]) -> str | None:
+        return None
+
+
+@declare("unknown-task-starts-new", "a message naming an unknown taskId starts a new task", "SEND-07")
+class UnknownTaskStartsNew(Conversations):
+    def continued(self, message: dict[str, Any]) -> str | None:
+        task_id = super().continued(message)
+        return task_id if task_id is None or self.store.get(task_id) is not None else None
+
+
+@declare("reuses-context", "a message without contextId joins one shared conversation", "SEND-05")
+class ReusesContext(Conversations):
+    def context_id(self, message: dict[str, Any]) -> str:
+        return message.get("contextId") or "shared"
+
+
+@declare("ignores-given-context", "a given contextId is replaced by a new one", "SEND-06")
+class IgnoresGivenContext(Conversations):
+    def context_id(self, message: dict[str, Any]) -> str:
+        return str(uuid.uuid4())
+
+
+@declare("context-shared-across-subjects", "a contextId is one conversation for every subject", "ISO-04")
+class ContextSharedAcrossSubjects(Conversations):
+    def running(self, caller: Caller, context_id: str) -> TaskRecord | None:
+        return self.store.active_in_context(caller.agent_id, None, context_id)
+
+
+@declare("one-task-per-context", "a new turn in a conversation reuses the conversation's task id", "TASK-12")
+class OneTaskPerContext(Turns):
+    def task_id(self, caller: Caller, context_id: str, turn: int) -> str:
+        return super().task_id(caller, context_id, 0)
+
+    def insert(self, task: TaskRecord) -> None:
+        self.store.insert(task, replace=True)
+
+
+# -- continuing a task
+
+
+@declare("context-mismatch-accepted", "a message whose contextId differs from its task's is accepted", "SEND-08")
+class ContextMismatchAccepted(Continuation):
+    def check_context(self, task: TaskRecord, message: dict[str, Any]) -> None:
+        pass
+
+
+@declare("terminal-task-accepts-message", "a message to an ended task starts it again", "SEND-09")
+class TerminalTaskAcceptsMessage(Continuation):
+    def check_state(self, task: TaskRecord) -> None:
+        if task.state not in TERMINAL:
+            super().check_state(task)
+
+    def picks_up(self, task: TaskRecord, message: dict[str, Any]) -> None:
+        if task.state in TERMINAL:
+            task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
+        else:
+            super().picks_up(task, message)
+
+
+# -- how long SendMessage waits
+
+
+@declare("ignores-wait-limit", "a blocking SendMessage waits past a2aWaitMs", "SEND-02")
+class IgnoresWaitLimit(Waiting):
+    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
+        if configuration.get("returnImmediately"):
+            return task
+        return await self.engine.wait_settled(task.id, self.engine.config.max_scenario_ms / 1000)
+
+
+@declare("ignores-return-immediately", "returnImmediately is ignored: the call blocks", "SEND-03")
+class IgnoresReturnImmediately(Waiting):
+    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
+        return await super().answer(task, {**configuration, "returnImmediately": False})
+
+
+@declare("abandons-background-turns", "a task answered at once is dropped instead of worked on", "SEND-03")
+class AbandonsBackgroundTurns(Waiting):
+    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
+        if configuration.get("returnImmediately"):
+            asyncio.get_running_loop().call_later(0.05, self._abandon, task.id)
+        return await super().answer(task, configuration)
+
+    def _abandon(self, task_id: str) -> None:
+        task = self.engine.store.get(task_id)
+        if task is not None and task.state not in TERMINAL and self.engine.drop_runner(task_id) is not None:
+            self.engine.set_status(task, "TASK_STATE_FAILED", "The turn was dropped once its caller stopped waiting.")
+
+
+@declare("blocking-answers-early", "a blocking SendMessage answers at once, like returnImmediately", "SEND-01")
+class BlockingAnswersEarly(Waiting):
+    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
+        return task
+
+
+@declare("answers-message", "a message outside the scenario contract is answered with a Message, not a Task", "SEND-11")
+class AnswersMessage(Rendering):
+    def sent(self, task: TaskRecord, asked: int | None) -> dict[str, Any]:
+        if not task.scenario.get("plain"):
+            return super().sent(task, asked)
+        return {"message": {**task.history[0], "role": "ROLE_AGENT", "messageId": task.id + "-reply"}}
+
+
+# -- what GetTask and SendMessage answer
+
+
+def _whole_history_when(asked_for: Any) -> type[Rendering]:
+    """A Rendering that answers the whole history when ``asked_for(method, asked)``."""
+
+    class WholeHistory(Rendering):
+        def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
+            if asked_for(method, asked):
+                asked = len(task.history)
+            return super().history_length(method, task, asked)
+
+    return WholeHistory
+
+
+declare("history-on-zero", "GetTask returns history for historyLength 0", "TASK-07")(
+    _whole_history_when(lambda method, asked: asked == 0)
+)
+declare("history-by-default", "GetTask returns history when historyLength is not given", "TASK-08")(
+    _whole_history_when(lambda method, asked: asked is None)
+)
+declare("history-too-long", "GetTask ignores a positive historyLength", "TASK-09")(
+    _whole_history_when(lambda method, asked: bool(asked))
+)
+declare("send-history-ignored", "SendMessage ignores configuration.historyLength", "SEND-12")(
+    _whole_history_when(lambda method, asked: method == "SendMessage")
+)
+
+
+@declare("history-never", "GetTask never answers history", "TASK-10")
+class HistoryNever(Rendering):
+    def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
+        return super().history_length(method, task, 0)
+
+
+@declare("get-task-stale-state", "GetTask answers an ended task as still working", "TASK-02")
+@wire.answers
+def get_task_stale_state(call: wire.Call) -> None:
+    if call.method == "GetTask":
+        for task in call.tasks():
+            if task["status"]["state"] == "TASK_STATE_COMPLETED":
+                task["status"]["state"] = "TASK_STATE_WORKING"
+
+
+@declare("get-task-without-artifacts", "GetTask answers the task without its artifacts", "TASK-04")
+@wire.answers
+def get_task_without_artifacts(call: wire.Call) -> None:
+    if call.method == "GetTask":
+        for task in call.tasks():
+            task.pop("artifacts", None)
+
+
+@declare("no-telemetry-on-get", "GetTask of an ended task carries no telemetry", "TEL-04")
+@wire.answers
+def no_telemetry_on_get(call: wire.Call) -> None:
+    if call.method == "GetTask" and "result" in call.answer:
+        call.answer["result"] = extensions.visible_task(
+            call.answer["result"], extensions.DECLARED - {extensions.TELEMETRY}
+        )
+
+
+@declare("timestamp-offset", "status timestamps carry +00:00 instead of Z", "TASK-01")
+@wire.answers
+def timestamp_offset(call: wire.Call) -> None:
+    for task in call.tasks():
+        task["status"]["timestamp"] = task["status"]["timestamp"].removesuffix("Z") + "+00:00"
+
+
+# -- cancelling
+
+
+@declare("cancel-noop", "CancelTask answers the task without canceling it", "CANCEL-01")
+class CancelNoop(Cancelling):
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        return task
+
+
+@declare("cancel-ended-task", "CancelTask on an ended task answers the task", "CANCEL-02")
+class CancelEndedTask(Cancelling):
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        if task.state in TERMINAL and task.state != "TASK_STATE_CANCELED":
+            return task
+        return await super().cancel(task)
+
+
+@declare("cancel-twice-ok", "CancelTask on a canceled task answers the task again", "CANCEL-04")
+class CancelTwiceOk(Cancelling):
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        if task.state == "TASK_STATE_CANCELED":
+            return task
+        return await super().cancel(task)
+
+
+@declare("cancel-unknown-wrong-code", "CancelTask on an unknown id answers -32002", "CANCEL-03")
+@wire.answers
+def cancel_unknown_wrong_code(call: wire.Call) -> None:
+    if call.method == "CancelTask" and call.reason == "TASK_NOT_FOUND":
+        call.answer_error(RpcError("TaskNotCancelableError", "Not cancelable", reason="TASK_NOT_CANCELABLE"))
