@@ -144,6 +144,11 @@ def is_valid(instance: Any, ref: str) -> bool:
     return validator(ref).is_valid(instance)
 
 
+def is_streaming(method: str) -> bool:
+    """Whether the method answers an SSE stream where it is served (``x-a2a.streaming`` of its schema)."""
+    return bool(resolve(f"methods/{method}.json").get("x-a2a", {}).get("streaming"))
+
+
 @cache
 def error_codes() -> dict[str, int]:
     """The JSON-RPC and A2A error codes by name, read from ``jsonrpc/error-codes.json``."""

@@ -54,7 +54,7 @@ class Mutant:
     path: tuple[str | int, ...]  # JSON path of the mutated field (missing-required: of the removed one)
     field: str  # the last property name on path, for reports
     value: Any  # the whole instance
-    tolerated: tuple[str, ...] = ()  # answers the schema also accepts for it (x-kit-out-of-range)
+    tolerated: tuple[str, ...] = ()  # other answers that are right for it (see _leniency), besides a refusal
 
 
 def normalise(ref: str) -> dict[str, Any]:
@@ -270,12 +270,12 @@ def _mutant(draw, schema: dict[str, Any], kinds: frozenset[str]) -> Mutant:
     return Mutant(kind, path, next((s for s in reversed(path) if isinstance(s, str)), ""), value, tolerated)
 
 
-def _sites(schema: Any, value: Any, path: tuple[str | int, ...]):
+def _sites(schema: Any, value: Any, path: tuple[str | int, ...], required: bool = True):
     """(kind, path, replacement strategy or _DELETE, tolerated) for every mutation ``value`` allows."""
     if not isinstance(schema, dict):
         return
     for kind, replacement in _field_mutations(schema).items() if path else ():
-        leniency = schema.get("x-kit-out-of-range") if kind == "out-of-range" else None
+        leniency = _leniency(schema, kind, required)
         yield kind, path, replacement, (leniency,) if leniency else ()
     if isinstance(value, dict):
         props, branches = schema.get("properties", {}), _branches(schema)
@@ -287,10 +287,29 @@ def _sites(schema: Any, value: Any, path: tuple[str | int, ...]):
         if props and "additionalProperties" not in schema:
             yield "unknown-field", (*path, UNKNOWN_FIELD), _any_json(), ()
         for key, member in value.items():
-            yield from _sites(props.get(key, schema.get("additionalProperties")), member, (*path, key))
+            member_schema = props.get(key, schema.get("additionalProperties"))
+            yield from _sites(member_schema, member, (*path, key), key in schema.get("required", ()))
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _sites(schema.get("items"), item, (*path, index))
+
+
+def _leniency(schema: dict[str, Any], kind: str, required: bool) -> str | None:
+    """What else than a refusal rightly answers the mutation, where A2A, ProtoJSON or the pages leave it open.
+
+    - out-of-range where the schema says so (``x-kit-out-of-range``): a clamp;
+    - an unknown enum value in an optional field: ignoring it, as a ProtoJSON parser set to ignore unknown
+      fields does (A2A §5.7 has unknown fields ignored), which serves the request as if the field were absent;
+    - a timestamp with an offset: taking it, as ProtoJSON parsers do (A2A §5.6 forbids offsets in what is
+      generated, not that one be refused).
+    """
+    if kind == "out-of-range":
+        return schema.get("x-kit-out-of-range")
+    if kind == "unknown-enum" and not required:
+        return "refuse-or-ignore"
+    if kind == "bad-pattern" and schema.get("format") == "date-time":
+        return "refuse-or-accept"
+    return None
 
 
 def _field_mutations(schema: dict[str, Any]) -> dict[str, st.SearchStrategy[Any]]:

@@ -36,19 +36,38 @@ def _misordered(listed: list[dict], changed_order: list[dict]) -> list[tuple[str
 
 @pytest.fixture
 def five_tasks(client: A2AClient) -> tuple[str, list[dict]]:
-    """Five ended tasks in a fresh conversation, oldest first."""
+    """Five ended tasks of ordinary messages in a fresh conversation, oldest first."""
     context = drivers.new_context()
-    return context, [drivers.run(client, "complete", context_id=context) for _ in range(5)]
+    return context, [drivers.ordinary(client, ended=True, context_id=context) for _ in range(5)]
+
+
+def _two_ended(client: A2AClient) -> tuple[str, dict, dict]:
+    """Two ended tasks of ordinary messages in a fresh conversation, the second one changed last."""
+    context = drivers.new_context()
+    first = drivers.ordinary(client, ended=True, context_id=context)
+    return context, first, drivers.ordinary(client, ended=True, context_id=context)
 
 
 @pytest.mark.req("LIST-01")
-@pytest.mark.scenario("complete")
 def test_context_filter_lists_exactly_that_conversation(client: A2AClient, five_tasks):
     context, tasks = five_tasks
-    drivers.run(client, "complete")  # another conversation, same subject
+    drivers.ordinary(client)  # another conversation, same subject
     exchange = client.list_tasks(contextId=context)
     if sorted(_ids(exchange)) != sorted(t["id"] for t in tasks):
         exchange.fail(f"contextId {context} should list exactly its five tasks")
+
+
+@pytest.mark.req("LIST-02")
+def test_status_filter_lists_only_that_state(client: A2AClient):
+    context = drivers.new_context()
+    task = drivers.ordinary(client, ended=True, context_id=context)
+    same = client.list_tasks(contextId=context, status=drivers.state(task))
+    if _ids(same) != [task["id"]] or any(drivers.state(t) != drivers.state(task) for t in same.result["tasks"]):
+        same.fail(f"status {drivers.state(task)} should list the conversation's one task, in that state")
+    other = next(s for s in drivers.TERMINAL if s != drivers.state(task))
+    none = client.list_tasks(contextId=context, status=other)
+    if _ids(none):
+        none.fail(f"status {other} should list none of the conversation's tasks, which are {drivers.state(task)}")
 
 
 @pytest.mark.req("LIST-02")
@@ -61,6 +80,19 @@ def test_status_filter(client: A2AClient):
     exchange = client.list_tasks(contextId=context, status="TASK_STATE_FAILED")
     if _ids(exchange) != [failed["id"]]:
         exchange.fail("status TASK_STATE_FAILED should list only the failed task")
+
+
+@pytest.mark.req("LIST-03")
+def test_status_timestamp_after_filter_on_ordinary_tasks(client: A2AClient):
+    context, earlier, later = _two_ended(client)
+    if not (_when(earlier) and _when(later)):
+        pytest.skip("not checked: the tasks carry no status timestamp, so the filter's cut cannot be placed")
+    exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
+    ids = _ids(exchange)
+    if later["id"] not in ids:
+        exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")
+    if _when(earlier) < _when(later) and earlier["id"] in ids:
+        exchange.fail("a task whose status changed before statusTimestampAfter must not be listed")
 
 
 @pytest.mark.req("LIST-03")
@@ -79,6 +111,20 @@ def test_status_timestamp_after_filter(client: A2AClient):
         exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")
     if _when(earlier) < _when(later) and earlier["id"] in ids:
         exchange.fail("a task whose status changed before statusTimestampAfter must not be listed")
+
+
+@pytest.mark.req("LIST-04")
+def test_latest_status_change_first_in_a_conversation(client: A2AClient):
+    context, earlier, later = _two_ended(client)
+    exchange = client.list_tasks(contextId=context)
+    listed = exchange.result["tasks"]
+    if sorted(_ids(exchange)) != sorted([earlier["id"], later["id"]]):
+        exchange.fail("the conversation's two tasks must be listed")
+    if _misordered(listed, [earlier, later]):
+        exchange.fail("tasks must be listed latest status change first: the second task changed last")
+    stamps = [_when(t) for t in listed if _when(t)]
+    if stamps != sorted(stamps, reverse=True):
+        exchange.fail("status timestamps must not increase down the list")
 
 
 @pytest.mark.req("LIST-04")
@@ -123,7 +169,6 @@ def test_page_size_above_100_is_refused_or_clamped(client: A2AClient, page_size:
 
 
 @pytest.mark.req("LIST-06", "LIST-07", "LIST-08")
-@pytest.mark.scenario("complete")
 def test_pages_walk_every_task_once(client: A2AClient, five_tasks):
     context, tasks = five_tasks
     seen: list[str] = []
@@ -160,6 +205,20 @@ def test_single_page_has_empty_next_token(client: A2AClient):
 
 
 @pytest.mark.req("LIST-10")
+def test_artifacts_only_with_include_artifacts_on_an_ordinary_task(client: A2AClient):
+    context = drivers.new_context()
+    task = drivers.ordinary(client, context_id=context)
+    if not client.get_task(task["id"]).task.get("artifacts"):
+        pytest.skip("not checked: the task of an ordinary message has no artifacts to list or leave out")
+    without = client.list_tasks(contextId=context)
+    if any("artifacts" in t for t in without.result["tasks"]):
+        without.fail("without includeArtifacts the tasks must carry no artifacts field")
+    with_ = client.list_tasks(contextId=context, includeArtifacts=True)
+    if not all(t.get("artifacts") for t in with_.result["tasks"]):
+        with_.fail("with includeArtifacts the tasks must carry their artifacts")
+
+
+@pytest.mark.req("LIST-10")
 @pytest.mark.scenario("complete")
 def test_artifacts_only_with_include_artifacts(client: A2AClient):
     context = drivers.new_context()
@@ -173,23 +232,20 @@ def test_artifacts_only_with_include_artifacts(client: A2AClient):
 
 
 @pytest.mark.req("LIST-11")
-@pytest.mark.scenario("complete")
-@pytest.mark.scenario("ask")
 def test_history_length_applies_to_listed_tasks(client: A2AClient):
     context = drivers.new_context()
-    task = drivers.run(client, "ask", context_id=context)
-    drivers.settle(client, client.send("blue", task_id=task["id"], context_id=context).task)
+    drivers.ordinary(client, context_id=context)
+    drivers.ordinary(client, context_id=context)
     exchange = client.list_tasks(contextId=context, historyLength=1)
     if any(len(t.get("history") or []) > 1 for t in exchange.result["tasks"]):
         exchange.fail("historyLength 1 allows at most one message per listed task")
 
 
 @pytest.mark.req("LIST-12")
-@pytest.mark.scenario("complete")
 def test_page_holds_at_most_page_size(client: A2AClient):
     context = drivers.new_context()
     for _ in range(3):
-        drivers.run(client, "complete", context_id=context)
+        drivers.ordinary(client, context_id=context)
     exchange = client.list_tasks(contextId=context, pageSize=2)
     result = exchange.result
     if result["pageSize"] != 2 or len(result["tasks"]) > 2:

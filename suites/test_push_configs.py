@@ -37,12 +37,11 @@ def _params(method: str, task_id: str, url: str) -> dict:
 
 
 @pytest.mark.req("PUSH-03")
-@pytest.mark.scenario("ask")
 @pytest.mark.parametrize("method", METHODS)
 def test_without_push_every_config_method_is_refused(target: Target, client: A2AClient, method: str):
     if _capable(target):
         pytest.skip("not applicable: the card says pushNotifications true (the Runtime has a push secret)")
-    task = drivers.run(client, "ask")
+    task = drivers.ordinary(client)
     try:
         client.call(method, _params(method, task["id"], "http://127.0.0.1:9/hook")).expect_error(
             "PushNotificationNotSupportedError"

@@ -15,6 +15,19 @@ LONG_MS = 120_000
 
 
 @pytest.mark.req("SEND-01")
+def test_blocking_send_answers_once_the_task_settled(client: A2AClient, target: Target):
+    started = time.monotonic()
+    exchange = client.send(drivers.ORDINARY_TEXT)
+    if "task" not in exchange.result:
+        pytest.skip("not checked: the Agent answered an ordinary message with a Message, so there is no task")
+    waited_ms = (time.monotonic() - started) * 1000
+    task = exchange.task
+    drivers.cancel_quietly(client, task["id"])
+    if drivers.state(task) not in drivers.SETTLED and waited_ms < target.a2a_wait_ms:
+        exchange.fail(f"a blocking SendMessage answered {drivers.state(task)}, before the task ended or paused")
+
+
+@pytest.mark.req("SEND-01")
 @pytest.mark.scenario("complete")
 def test_blocking_send_waits_for_the_end(client: A2AClient):
     task = drivers.run(client, "complete")
@@ -140,9 +153,8 @@ def test_context_that_differs_from_the_task_is_rejected(client: A2AClient):
 
 
 @pytest.mark.req("SEND-09")
-@pytest.mark.scenario("complete")
 def test_message_to_an_ended_task_is_unsupported(client: A2AClient):
-    task = drivers.run(client, "complete")
+    task = drivers.ordinary(client, ended=True)
     client.send("once more", task_id=task["id"]).expect_error("UnsupportedOperationError")
 
 
@@ -163,6 +175,17 @@ def test_every_message_is_answered_with_a_task(client: A2AClient):
     exchange = client.send("Hello from the conformance kit.", return_immediately=True)
     task = exchange.task  # fails when the answer is a Message
     drivers.cancel_quietly(client, task["id"])
+
+
+@pytest.mark.req("SEND-12")
+@pytest.mark.parametrize("length", [0, 1])
+def test_send_history_length_bounds_an_ordinary_answer(client: A2AClient, length: int):
+    exchange = client.send(drivers.ORDINARY_TEXT, history_length=length)
+    if "task" not in exchange.result:
+        pytest.skip("not checked: the Agent answered an ordinary message with a Message, so there is no task")
+    drivers.cancel_quietly(client, exchange.task["id"])
+    if len(exchange.task.get("history") or []) > length:
+        exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
 
 
 @pytest.mark.req("SEND-12")

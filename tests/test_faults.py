@@ -65,15 +65,16 @@ def _in_worker_order(runs: list[str]) -> list[str]:
     return runs[shift:] + runs[:shift]
 
 
-# With push on, the checks of an Agent without push do not apply; they run in the push-off run below.
-PUSH_OFF_ONLY = "not applicable: the card says pushNotifications true"
+# With push on, the checks of an Agent without push do not apply; they run in the push-off run below. The
+# streaming checks apply to an Agent whose card declares streaming (the card-streaming fault's run).
+CLEAN_SKIPS = ("not applicable: the card says pushNotifications true", "not applicable: the card says streaming false")
 
 
 def test_clean_reference_agent_passes_everything(fault_runs):
     verdicts = fault_runs[CLEAN].result()
     assert verdicts.returncode == 0, verdicts.output[-5000:]
     assert verdicts.outcomes, "no checks ran"
-    unexpected = [t for t in verdicts.with_outcome("skipped") if not verdicts.messages[t].startswith(PUSH_OFF_ONLY)]
+    unexpected = [t for t in verdicts.with_outcome("skipped") if not verdicts.messages[t].startswith(CLEAN_SKIPS)]
     assert set(verdicts.outcomes.values()) <= {"passed", "skipped"} and not unexpected, (
         "against the embedded reference agent every check applies and passes; "
         f"got {verdicts.summary()}: {unexpected + verdicts.with_outcome('failed')}"

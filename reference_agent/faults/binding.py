@@ -64,7 +64,7 @@ class EnvelopeNotValidated(Reading):
         return {"jsonrpc": "2.0", "id": request.get("id"), "method": str(request.get("method", "")), "params": {}}, []
 
 
-@declare("no-params-validation", "params are not validated before the method runs", "ERR-06")
+@declare("no-params-validation", "params are not validated before the method runs", "ERR-06", "ERR-10")
 class NoParamsValidation(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         return params, []
@@ -89,7 +89,7 @@ class NegativeHistoryAccepted(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         history = params.get("historyLength")
         if isinstance(history, int) and history < 0:
-            params = {name: value for name, value in params.items() if name != "historyLength"}
+            params = {**params, "historyLength": 2**31 - 1}  # every message
         return super().params(method, params)
 
 
@@ -112,6 +112,7 @@ def _invalid_params(call: wire.Call) -> list[schemas.ShapeViolation]:
     "invalid-params-as-invalid-request",
     "params that break the method's schema are refused -32600 (Invalid Request), not -32602",
     "ERR-06",
+    "ERR-10",
 )
 @wire.answers
 def invalid_params_as_invalid_request(call: wire.Call) -> None:
@@ -119,7 +120,7 @@ def invalid_params_as_invalid_request(call: wire.Call) -> None:
         call.answer_error(RpcError("InvalidRequestError", "Request payload validation error", reason="INVALID_REQUEST"))
 
 
-@declare("500-on-wrong-type", "a params field of the wrong JSON type gets HTTP 500", "ERR-06")
+@declare("500-on-wrong-type", "params (or a field of them) of the wrong JSON type get HTTP 500", "ERR-03", "ERR-06")
 @wire.responses
 def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Response | None:
     return wire.server_error() if any(p.rule == "type" for p in _invalid_params(call)) else None

@@ -93,6 +93,14 @@ class InterruptedNotPushed(Webhooks):
         return super().payload(event)
 
 
+@declare("end-not-pushed", "a task's terminal state is not pushed", "PUSH-05")
+class EndNotPushed(Webhooks):
+    def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        if _state_of(event) in TERMINAL:
+            return None
+        return super().payload(event)
+
+
 @declare("push-body-bare-task", "a delivery's body is a bare Task, not a StreamResponse", "PUSH-06")
 class PushBodyBareTask(Webhooks):
     def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
