@@ -162,16 +162,15 @@ def test_delivery_is_retried_after_each_kind_of_failure(
 def test_delivery_is_retried_after_a_refused_connection(
     pushing: Target, client: A2AClient, push_receiver: PushReceiver
 ):
-    if not pushing.embedded:
-        pytest.skip("not checked: only the embedded agent allows the kit's closed port as a destination")
+    if not pushing.embedded and not push_receiver.named["closed"]:
+        pytest.skip("not checked: give --push-closed-listen, an address the target's push allow-list names")
     task = drivers.run(client, "ask")
     endpoint = push_receiver.endpoint()
-    down = f"http://127.0.0.1:{push_receiver.down_port}{endpoint.path}"
-    drivers.create_push_config(client, task["id"], down).ok()
+    drivers.create_push_config(client, task["id"], push_receiver.closed_url(endpoint.path)).ok()
     _answer(client, task)
     # Let a few attempts meet the closed port, then listen: only a retry can arrive now.
     endpoint.quiet_for(pushing.push.scaled(400), after=0)
-    push_receiver.open_down_port()
+    push_receiver.open_closed()
     delivered = endpoint.wait_for(lambda ds: len(ds) >= 1, pushing.push.wait_s)
     if not delivered:
         pytest.fail("a delivery refused at connect must be retried once the receiver listens")

@@ -1,11 +1,16 @@
-"""Push destinations: only hosts the Runtime allows, never another spelling of an address, never a redirect."""
+"""Push destinations: only hosts the Runtime allows, never another spelling of an address, never a redirect.
+
+Against any target: a redirect from the kit's own receiver must not be followed, and a destination the
+user names as not allowed (--push-refused-listen) must be refused or never reached. The spellings of
+loopback addresses are checked against the embedded agent, whose allow-list the kit sets.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 from nylorun_a2a_kit.fixtures.push_receiver import PushReceiver
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -16,12 +21,10 @@ pytestmark = [pytest.mark.req("PUSH-11"), pytest.mark.scenario("ask")]
 def pushing(target: Target) -> Target:
     if not (target.card.get("capabilities") or {}).get("pushNotifications"):
         pytest.skip("not applicable: the card says pushNotifications false (the Runtime has no push secret)")
-    if not target.embedded:
-        pytest.skip("not checked: which hosts a remote Runtime allows is its configuration, not the kit's")
     return target
 
 
-def _destinations(receiver: PushReceiver, path: str) -> dict[str, str]:
+def _spellings(receiver: PushReceiver, path: str) -> dict[str, str]:
     """Destinations the embedded agent must refuse: all loopback, so a faulty agent reaches only the kit."""
     port = receiver.port
     found = {
@@ -38,34 +41,53 @@ def _destinations(receiver: PushReceiver, path: str) -> dict[str, str]:
     return found
 
 
-DESTINATIONS = ["other-port", "localhost", "decimal-address", "hex-address", "userinfo", "other-loopback-address",
-                "ipv6-loopback"]  # fmt: skip
+SPELLINGS = ["other-port", "localhost", "decimal-address", "hex-address", "userinfo", "other-loopback-address",
+             "ipv6-loopback"]  # fmt: skip
 
 
-@pytest.mark.parametrize("kind", DESTINATIONS)
-def test_destination_off_the_allowlist_gets_nothing(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver, kind: str
-):
-    path = push_receiver.canary_path()
-    url = _destinations(push_receiver, path).get(kind)
-    if url is None:
-        pytest.skip(f"not checked: this machine has no {kind} to listen on")
+def _gets_nothing(pushing: Target, client: A2AClient, receiver: PushReceiver, url: str, path: str) -> None:
+    """A config naming ``url`` beside an allowed one: refused, or accepted and never delivered to."""
     task = drivers.run(client, "ask")
-    control = push_receiver.endpoint()
+    control = receiver.endpoint()
     drivers.create_push_config(client, task["id"], control.url).ok()
-    exchange = drivers.create_push_config(client, task["id"], url)
+    exchange: Exchange = drivers.create_push_config(client, task["id"], url)
     # Refusing the config is the clear answer; accepting it is allowed only if nothing is ever sent there.
     client.send("blue", task_id=task["id"], context_id=task["contextId"])
     control.wait_for(lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), pushing.push.wait_s)
     if not exchange.is_error:  # give the accepted config's first attempts and a retry time to land, if they would
         control.quiet_for(pushing.push.scaled(400) + 0.3, after=10**6)
-    if push_receiver.hits(path):
+    if receiver.hits(path):
         exchange.fail(f"a delivery reached {url}, a destination the Runtime does not allow")
 
 
-def test_redirect_from_an_allowed_host_is_not_followed(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_destination_off_the_allowlist_gets_nothing(
+    pushing: Target, client: A2AClient, push_receiver: PushReceiver, kind: str
+):
+    if not pushing.embedded:
+        pytest.skip("not checked: whether a remote Runtime allows these loopback spellings is its configuration; "
+                    "--push-refused-listen names a destination it does not allow")  # fmt: skip
     path = push_receiver.canary_path()
-    target_url = f"http://127.0.0.1:{push_receiver.canary_port}{path}"
+    url = _spellings(push_receiver, path).get(kind)
+    if url is None:
+        pytest.skip(f"not checked: this machine has no {kind} to listen on")
+    _gets_nothing(pushing, client, push_receiver, url, path)
+
+
+def test_a_destination_the_user_names_as_not_allowed_gets_nothing(
+    pushing: Target, client: A2AClient, push_receiver: PushReceiver
+):
+    if not pushing.embedded and not push_receiver.named["refused"]:
+        pytest.skip("not checked: give --push-refused-listen, an address the target can reach but does not allow")
+    path = push_receiver.canary_path()
+    _gets_nothing(pushing, client, push_receiver, push_receiver.refused_url(path), path)
+
+
+def test_redirect_from_an_allowed_host_is_not_followed(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
+    # The redirect points at the receiver's own public address, which the target reaches: a sender that
+    # follows redirects lands there, on a path no check serves.
+    path = push_receiver.canary_path()
+    target_url = f"{push_receiver.public_base}{path}"
     task = drivers.run(client, "ask")
     endpoint = push_receiver.endpoint([f"redirect:{target_url}"] * 50)
     drivers.create_push_config(client, task["id"], endpoint.url).ok()

@@ -250,16 +250,16 @@ def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
 
 
 # Checks that only the embedded agent's configuration makes possible (its allowlist holds the kit's ports).
-EMBEDDED_ONLY = ("only the embedded agent", "which hosts a remote Runtime allows")
+EMBEDDED_ONLY = ("give --push-closed-listen", "give --push-refused-listen", "whether a remote Runtime allows")
 
 
 def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
     embedded = run_suites(tmp_path)
     secret = "whsec_" + base64.b64encode(b"s" * 32).decode()
-    port = free_port()
+    port, closed, refused = free_port(), free_port(), free_port()
     agent_args = ["--key", "kit-key", "--key", "kit-rate-limited@3/3600", "--wait-ms", "3000",
-                  "--push-secret", secret, "--push-allow", f"127.0.0.1:{port}", "--push-time-scale", "0.0001",
-                  "--push-attempt-timeout-s", "1"]  # fmt: skip
+                  "--push-secret", secret, "--push-allow", f"127.0.0.1:{port}", "--push-allow", f"127.0.0.1:{closed}",
+                  "--push-time-scale", "0.0001", "--push-attempt-timeout-s", "1"]  # fmt: skip
     with agent_process(tmp_path / "agent.sqlite3", *agent_args) as base:
         remote = run_suites(
             tmp_path,
@@ -274,8 +274,12 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
             "--push-time-scale=0.0001",
             "--push-wait-s=15",
             "--push-slow-s=1.5",
+            f"--push-closed-listen=127.0.0.1:{closed}",
+            f"--push-refused-listen=127.0.0.1:{refused}",
         )
     assert remote.outcomes, remote.output[-3000:]
+    remote_host_checks = [t for t in remote.outcomes if "test_push_hosts" in t and "spelling" not in t]
+    assert all(remote.outcomes[t] == "passed" for t in remote_host_checks if "[" not in t), remote.summary()
     differ = {
         t: (embedded.outcomes.get(t), remote.outcomes.get(t))
         for t in set(embedded.outcomes) | set(remote.outcomes)

@@ -41,10 +41,11 @@ def _load() -> dict[str, Any]:
         push,
         queue,
         scenarios,
+        shapes,
         tasks,
     )
 
-    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, tasks)}
+    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

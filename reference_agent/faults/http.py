@@ -60,10 +60,18 @@ def http_500_on_bad_json(call: wire.Call, response: web.Response) -> web.Respons
     return None if call.parses() else wire.server_error()
 
 
-@declare("non-object-body-500", "a body that is JSON but not an object (null, 1, [], a string) gets HTTP 500", "ERR-03")
+@declare(
+    "non-object-body-500",
+    "a body, or its params, that is JSON but not an object (null, 1, [], a string) gets HTTP 500",
+    "ERR-03",
+)
 @wire.responses
 def non_object_body_500(call: wire.Call, response: web.Response) -> web.Response | None:
-    return wire.server_error() if call.parses() and not isinstance(call.request, dict) else None
+    if not call.parses():
+        return None
+    request = call.request
+    not_object = not isinstance(request, dict) or ("params" in request and not isinstance(request["params"], dict))
+    return wire.server_error() if not_object else None
 
 
 @declare("response-text-plain", "JSON-RPC answers are served as text/plain", "BIND-02")
