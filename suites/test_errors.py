@@ -114,7 +114,7 @@ def test_invalid_params_get_invalid_params(client: A2AClient, method: str, param
     client.call(method, params).expect_error("InvalidParamsError")
 
 
-@pytest.mark.req("ERR-10")
+@pytest.mark.req("ERR-13")
 @pytest.mark.parametrize(
     ("method", "params"),
     [

@@ -36,7 +36,7 @@ def _errors(method: str) -> set[int]:
 
 
 # A required field missing or an empty one, or an unknown enum value (which a ProtoJSON parser ignoring unknown
-# fields drops, leaving the field absent): A2A §5.7 makes refusing these a SHOULD (ERR-10). Every other way
+# fields drops, leaving the field absent): A2A §5.7 makes refusing these a SHOULD (ERR-13). Every other way
 # params break their schema is refused as a MUST (ERR-06, A2A §3.3.2).
 PRESENCE_KINDS = {"missing-required", "too-short", "unknown-enum"}
 
@@ -49,7 +49,7 @@ def _broken_params(methods: list[str], *, by_level: bool = False) -> list:
     for method in methods:
         kinds = sorted(strategies.kinds_for(_params(method))) or [None]
         for kind in kinds:
-            marks = [pytest.mark.req("ERR-10" if kind in PRESENCE_KINDS else "ERR-06")] if by_level else []
+            marks = [pytest.mark.req("ERR-13" if kind in PRESENCE_KINDS else "ERR-06")] if by_level else []
             cases.append(pytest.param(method, kind, id=f"{method}-{kind or 'none'}", marks=marks))
     return cases
 

@@ -64,7 +64,7 @@ class EnvelopeNotValidated(Reading):
         return {"jsonrpc": "2.0", "id": request.get("id"), "method": str(request.get("method", "")), "params": {}}, []
 
 
-@declare("no-params-validation", "params are not validated before the method runs", "ERR-06", "ERR-10")
+@declare("no-params-validation", "params are not validated before the method runs", "ERR-06", "ERR-13")
 class NoParamsValidation(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         return params, []
@@ -112,7 +112,7 @@ def _invalid_params(call: wire.Call) -> list[schemas.ShapeViolation]:
     "invalid-params-as-invalid-request",
     "params that break the method's schema are refused -32600 (Invalid Request), not -32602",
     "ERR-06",
-    "ERR-10",
+    "ERR-13",
 )
 @wire.answers
 def invalid_params_as_invalid_request(call: wire.Call) -> None:
