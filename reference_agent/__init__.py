@@ -6,10 +6,14 @@ The reference agent's readings:
 
 - HTTP: every JSON-RPC answer is HTTP 200 ``application/json``; refusals before JSON-RPC are 401 (no or
   unknown key), 404 (unknown Agent), 429 (rate limit, with ``Retry-After``), 400 (no ``Nylorun-Subject``),
-  403 (a subject or scope the key does not grant), 413 (a body over 8 MiB). The card is public.
-- JSON-RPC: a request without ``id`` or a batch is ``-32600`` (A2A requests always expect an answer);
-  invalid params are ``-32602`` with a ``google.rpc.BadRequest`` naming each field; every A2A error
-  carries ``google.rpc.ErrorInfo`` with domain ``a2a.nylorun.example``.
+  403 (a subject or scope the key does not grant), 413 (a body over 8 MiB); a 401 carries
+  ``WWW-Authenticate: Bearer``. The card is public.
+- JSON-RPC: a request without ``id`` is a notification: it is served and answered HTTP 204 with no body
+  (JSON-RPC 2.0 §4.1: no reply); a batch is ``-32600``; invalid params are ``-32602`` with a
+  ``google.rpc.BadRequest`` naming each field; every A2A error carries ``google.rpc.ErrorInfo`` with domain
+  ``a2a-protocol.org`` (A2A §9.5).
+- The card is answered with ``Cache-Control: public, max-age=300`` and an ``ETag`` made from a digest of its
+  body (A2A §8.6.1); ``If-None-Match`` with that tag is answered 304.
 - A message whose ``contextId`` differs from its task's is ``-32602``; a message to an ended task is
   ``-32004`` reason ``TASK_TERMINAL``; a message naming a task that is still running is ``-32004`` reason
   ``CONTEXT_BUSY``.

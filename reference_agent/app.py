@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import threading
@@ -38,6 +39,7 @@ CONFIG: web.AppKey[AgentConfig] = web.AppKey("config", AgentConfig)
 GATE: web.AppKey[Gate] = web.AppKey("gate", Gate)
 FEED: web.AppKey[Feed] = web.AppKey("feed", Feed)
 MAX_BODY = 8 * 1024 * 1024
+CARD_CACHE_CONTROL = "public, max-age=300"
 
 
 def _endpoint(request: web.Request, agent_id: str) -> str:
@@ -73,6 +75,8 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         log.exception("request failed")
         answer = dispatcher.error(None, RpcError("InternalError", "Internal error", reason="INTERNAL"))
     headers = {"A2A-Extensions": ", ".join(sorted(active))} if active else {}
+    if answer is None:  # a notification: JSON-RPC 2.0 §4.1 has the server not reply
+        return web.Response(status=204, headers=headers)
     return web.Response(text=json.dumps(answer), content_type="application/json", headers=headers)
 
 
@@ -93,11 +97,32 @@ async def handle_turns(request: web.Request) -> web.StreamResponse:
     return web.json_response(body)
 
 
+def card_etag(body: str) -> str:
+    """A strong entity tag for a card: a digest of the body served (A2A §8.6.1 allows a hash of the content)."""
+    return '"' + hashlib.sha256(body.encode()).hexdigest()[:32] + '"'
+
+
+def _none_match(request: web.Request, etag: str) -> bool:
+    """Whether If-None-Match names ``etag`` (weak comparison, RFC 9110 §13.1.2) or is ``*``."""
+    tags = {
+        tag.strip().removeprefix("W/")
+        for value in request.headers.getall("If-None-Match", [])
+        for tag in value.split(",")
+    }
+    return "*" in tags or etag in tags
+
+
 async def handle_card(request: web.Request) -> web.StreamResponse:
     agent_id = request.app[GATE].agent_id(request)
     if agent_id is None:
         return refuse(404, "AGENT_NOT_FOUND", f"No Agent {request.match_info['agent_id']!r} on this Runtime.")
-    return web.json_response(agent_card(agent_id, _endpoint(request, agent_id), request.app[CONFIG]))
+    body = json.dumps(agent_card(agent_id, _endpoint(request, agent_id), request.app[CONFIG]))
+    etag = card_etag(body)
+    # The card changes only when the agent is started with another configuration (A2A §8.6.1).
+    headers = {"Cache-Control": CARD_CACHE_CONTROL, "ETag": etag}
+    if _none_match(request, etag):
+        return web.Response(status=304, headers=headers)
+    return web.Response(text=body, content_type="application/json", headers=headers)
 
 
 async def handle_file(request: web.Request) -> web.StreamResponse:

@@ -6,7 +6,8 @@ from typing import Any
 
 from nylorun_a2a_kit.schemas import error_code
 
-ERROR_DOMAIN = "a2a.nylorun.example"
+# The domain A2A gives its errors (§9.5's example; §10.6 and §11.6 fix it for the other bindings).
+ERROR_DOMAIN = "a2a-protocol.org"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 

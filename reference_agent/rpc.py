@@ -62,10 +62,11 @@ class Reading:
     """How the binding reads a request: each step answers what it serves and what is wrong with it."""
 
     def envelope(self, request: Any) -> tuple[Any, Problems]:
-        """A request without ``id`` is invalid too: A2A requests always expect an answer."""
-        problems = [(p.path.removeprefix("$."), p.message) for p in schemas.violations(request, "jsonrpc/Request.json")]
-        if not problems and "id" not in request:
-            problems = [("id", "is required")]
+        """What is wrong with the envelope. A valid one without ``id`` is a notification (JSON-RPC 2.0 §4.1)."""
+        # The kit's Request schema describes the requests A2A clients send, which all carry an id; a
+        # notification is checked as the request it would be with one.
+        shown = {**request, "id": None} if isinstance(request, dict) and "id" not in request else request
+        problems = [(p.path.removeprefix("$."), p.message) for p in schemas.violations(shown, "jsonrpc/Request.json")]
         return request, problems
 
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
@@ -116,7 +117,8 @@ class Dispatcher:
     def error(self, request_id: Any, err: RpcError) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "error": err.to_json()}
 
-    async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any]:
+    async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any] | None:
+        """The answer to one request body; None for a notification, which is served but gets no reply."""
         try:
             request = parse_json(body)
         except ValueError:
@@ -138,13 +140,20 @@ class Dispatcher:
                     violations=problems,
                 ),
             )
+        notification = "id" not in request
         try:
             result = await self._dispatch(request, version_header, caller)
         except RpcError as err:
-            return self.error(request_id, err)
+            return None if notification else self.error(request_id, err)
         except Exception:  # a bug answers -32603 for this request, never an HTTP failure
             log.exception("method %s failed", request.get("method"))
-            return self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
+            return (
+                None
+                if notification
+                else self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
+            )
+        if notification:
+            return None
         result = self.disclosure.visible(request["method"], result, self.disclosure.shown(caller.extensions))
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 

@@ -73,3 +73,15 @@ def test_rate_limit_answers_429(target: Target, client: A2AClient):
         if exchange.status != 200:
             exchange.fail(f"expected HTTP 200 until the limit, then 429; got HTTP {exchange.status}")
     exchange.fail(f"no HTTP 429 after {target.rate_limit_attempts} requests with the rate-limited key")
+
+
+@pytest.mark.req("AUTH-06")
+def test_401_names_the_bearer_scheme(keyed: Target, client: A2AClient):
+    exchange = client.with_(key=None).post(_list_body(), method="ListTasks")
+    _refused(exchange, 401)
+    challenges = exchange.response_headers.get_list("www-authenticate")
+    # A challenge starts with its scheme (RFC 9110 §11.6.1); schemes are case-insensitive.
+    if not any(c.strip().split(" ", 1)[0].rstrip(",").lower() == "bearer" for c in ",".join(challenges).split(",")):
+        exchange.fail(
+            "a 401 should carry WWW-Authenticate naming the Bearer scheme the key is sent with (A2A §3.3.2, §7.4)"
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import httpx
@@ -11,6 +12,11 @@ from nylorun_a2a_kit.fixtures.client import fetch
 from nylorun_a2a_kit.fixtures.target import PROFILE_V2_EXTENSIONS, Target
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
+# RFC 9111 §5.2: a max-age directive with delta-seconds (the token form, or the quoted form senders must not
+# use but recipients accept).
+MAX_AGE = re.compile(r'^max-age\s*=\s*"?\d+"?$', re.IGNORECASE)
+# RFC 9110 §8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE
+ENTITY_TAG = re.compile(r'^(W/)?"[\x21\x23-\x7e\x80-\xff]*"$')
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +122,25 @@ def test_runtime_card_declares_no_security_schemes(target: Target, card_exchange
     card = _card(card_exchange)
     if card.get("securitySchemes") or card.get("securityRequirements"):
         card_exchange.fail("a Runtime card declares no security schemes: callers use an application key and subject")
+
+
+@pytest.mark.req("CARD-09")
+def test_card_answer_says_how_long_to_cache_it(card_exchange):
+    _card(card_exchange)
+    directives = [d.strip() for d in card_exchange.response_headers.get("cache-control", "").split(",")]
+    if not any(MAX_AGE.match(d) for d in directives):
+        card_exchange.fail("the Agent Card's answer should carry Cache-Control with a max-age directive (A2A §8.6.1)")
+
+
+@pytest.mark.req("CARD-10")
+def test_card_answer_carries_a_stable_etag(target: Target, card_exchange):
+    _card(card_exchange)
+    etag = card_exchange.response_headers.get("etag", "").strip()
+    if not ENTITY_TAG.match(etag):
+        what = f"{etag!r} is not an entity-tag" if etag else "no ETag"
+        card_exchange.fail(f"the Agent Card's answer should carry an ETag (A2A §8.6.1): {what}")
+    with httpx.Client() as http:
+        again = fetch(http, target.card_url, headers={"Accept": "application/json"}, timeout_s=target.timeout_s)
+    _card(again)
+    if again.response_body == card_exchange.response_body and again.response_headers.get("etag", "").strip() != etag:
+        again.fail(f"the same card came back with another ETag ({etag} before): a tag derives from the card")

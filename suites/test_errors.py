@@ -7,7 +7,7 @@ import json
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient, strict_json
 from nylorun_a2a_kit.fixtures.target import Target
 
 STANDARD_CODES = {-32700, -32600, -32601, -32602}
@@ -239,3 +239,55 @@ def _a2a_errors(client: A2AClient):
     yield "TaskNotFoundError", lambda: client.cancel(unknown)
     yield "UnsupportedOperationError", lambda: client.call("GetExtendedAgentCard", {})
     yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version=None))
+
+
+A2A_DOMAIN = "a2a-protocol.org"
+
+
+@pytest.mark.req("ERR-10")
+def test_a2a_errors_name_the_a2a_domain(client: A2AClient):
+    for name, provoke in _a2a_errors(client):
+        exchange = provoke()
+        exchange.expect_error(name)
+        info = exchange.detail("ErrorInfo")
+        if info is None:
+            exchange.fail(f"an A2A error should carry a google.rpc.ErrorInfo with domain {A2A_DOMAIN!r} (A2A §9.5)")
+        if info.get("domain") != A2A_DOMAIN:
+            exchange.fail(f"the ErrorInfo domain should be {A2A_DOMAIN!r} (A2A §9.5), got {info.get('domain')!r}")
+
+
+def _detail_problems(error: dict) -> list[str]:
+    if "data" not in error:
+        return []
+    data = error["data"]
+    if not isinstance(data, list):
+        return [f"data is {type(data).__name__}, not the array of error details A2A §9.5 maps it to"]
+    return [
+        f"data[{i}] has no @type: {item!r}"[:200]
+        for i, item in enumerate(data)
+        if not isinstance(item, dict) or not isinstance(item.get("@type"), str) or not item["@type"]
+    ]
+
+
+@pytest.mark.req("ERR-11")
+def test_error_details_carry_their_type(client: A2AClient):
+    cases = [*_error_cases(client), *_a2a_errors(client)]
+    for name, provoke in cases:
+        exchange = provoke()  # the answer's schema already requires it; the check says so in its own words
+        problems = _detail_problems(exchange.expect_error(name))
+        if problems:
+            exchange.fail(f"each error detail is an object with a @type (A2A §9.5): {'; '.join(problems)}")
+
+
+@pytest.mark.req("ERR-12")
+def test_notification_gets_no_reply(client: A2AClient):
+    body = json.dumps({"jsonrpc": "2.0", "method": "ListTasks", "params": {"pageSize": 1}}).encode()
+    exchange = client.post(body, method="ListTasks")
+    if exchange.status is not None and exchange.status >= 500:
+        exchange.fail(f"a notification must not meet a server failure, got HTTP {exchange.status}")
+    try:
+        answered = strict_json(exchange.response_body) if exchange.response_body.strip() else None
+    except ValueError:
+        answered = None
+    if isinstance(answered, dict) and ("result" in answered or "error" in answered):
+        exchange.fail("a request without id is a notification: JSON-RPC 2.0 §4.1 has the server send no reply")

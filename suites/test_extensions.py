@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers, extensions
 from nylorun_a2a_kit.fixtures.client import RECORDED, A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.target import Target
 
 UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
 
@@ -54,6 +56,31 @@ def test_unknown_extension_is_ignored(client: A2AClient):
         exchange.fail("an undeclared URI in A2A-Extensions is ignored, not refused")
     if UNKNOWN_URI in _echoed(exchange):
         exchange.fail("an undeclared URI must never be echoed")
+
+
+# An extension URI that ends in its version (A2A §4.6.3: extensions SHOULD carry it in the URI).
+VERSIONED_URI = re.compile(r"^(?P<base>.+/v)(?P<major>\d+)/?$")
+
+
+@pytest.mark.req("EXT-08")
+def test_other_version_does_not_fall_back_to_the_declared_one(target: Target, client: A2AClient):
+    listed = (target.card.get("capabilities") or {}).get("extensions") or []
+    declared = {e["uri"] for e in listed if isinstance(e, dict) and isinstance(e.get("uri"), str)}
+    others = {}
+    for uri in sorted(declared):
+        versioned = VERSIONED_URI.match(uri)
+        other = f"{versioned['base']}{int(versioned['major']) + 98}" if versioned else None
+        if other and other not in declared:
+            others[uri] = other
+    if not others:
+        pytest.skip("not applicable: the card declares no extension URI that ends in its version (…/v<N>)")
+    exchange = client.with_(extensions=sorted(others.values())).list_tasks(pageSize=1)
+    fell_back = sorted(_echoed(exchange) & set(others))
+    if fell_back:
+        exchange.fail(
+            f"asked for {', '.join(others[u] for u in fell_back)}, the Agent activated {', '.join(fell_back)}: "
+            "an unsupported version must not fall back to another one (A2A §4.6.3)"
+        )
 
 
 @pytest.mark.req("EXT-03")

@@ -80,6 +80,10 @@ MALFORMED_BODIES = {
 }
 
 
+# Valid requests without id: notifications, which get HTTP 204 and no body.
+NOTIFICATIONS = {"no-id"}
+
+
 @pytest.fixture(scope="module")
 def running_agent(tmp_path_factory):
     with agent_process(tmp_path_factory.mktemp("agent") / "agent.sqlite3", "--key", KEY) as base:
@@ -98,7 +102,9 @@ def test_malformed_body_gets_an_answer_not_a_server_failure(running_agent, case)
         f"{running_agent}/v1/a2a/agents/support", content=MALFORMED_BODIES[case], headers=headers, timeout=30
     )
     assert response.status_code < 500, response.text[:500]
-    if response.status_code == 200:
+    if case in NOTIFICATIONS:  # served, and not replied to (JSON-RPC 2.0 §4.1)
+        assert response.status_code == 204 and not response.content, (response.status_code, response.text[:500])
+    elif response.status_code == 200:
         body = response.json()
         assert body["jsonrpc"] == "2.0" and body["error"]["code"] in (-32700, -32600, -32602, -32001), body
     else:
@@ -147,6 +153,28 @@ def test_whole_number_written_as_float_is_an_int(running_agent):
     task = client.call("SendMessage", params).task
     assert len(task.get("history") or []) <= 1
     assert client.call("ListTasks", {"pageSize": 2.0}).result["pageSize"] == 2
+
+
+def test_a_notification_is_served_without_a_reply(running_agent):
+    headers = {"Authorization": f"Bearer {KEY}", "Nylorun-Subject": "a2a:notified", "A2A-Version": "1.0"}
+    context = drivers.new_context()
+    message = {"messageId": "notified-1", "role": "ROLE_USER", "contextId": context, "parts": [{"text": "hello"}]}
+    notification = {"jsonrpc": "2.0", "method": "SendMessage", "params": {"message": message}}
+    response = httpx.post(f"{running_agent}/v1/a2a/agents/support", json=notification, headers=headers, timeout=30)
+    assert (response.status_code, response.content) == (204, b"")
+    client = A2AClient(f"{running_agent}/v1/a2a/agents/support", key=KEY, subject="a2a:notified", timeout_s=20)
+    assert [t["contextId"] for t in client.list_tasks(contextId=context).result["tasks"]] == [context]
+
+
+def test_card_is_cached_and_revalidated(running_agent):
+    url = f"{running_agent}/v1/a2a/agents/support/card"
+    first = httpx.get(url, timeout=30)
+    etag = first.headers["ETag"]
+    assert first.status_code == 200 and "max-age=" in first.headers["Cache-Control"] and etag.startswith('"')
+    assert httpx.get(url, timeout=30).headers["ETag"] == etag
+    unchanged = httpx.get(url, headers={"If-None-Match": f'"other", W/{etag}'}, timeout=30)
+    assert (unchanged.status_code, unchanged.content, unchanged.headers["ETag"]) == (304, b"", etag)
+    assert httpx.get(url, headers={"If-None-Match": '"other"'}, timeout=30).status_code == 200
 
 
 AGENT = Path(__file__).resolve().parent.parent / "reference_agent"

@@ -304,7 +304,8 @@ def test_the_real_tck_against_the_reference_agent_fails_only_listed_tests(tmp_pa
     assert run.junit.is_file(), run.status
     counts = run.counts
     assert 250 <= counts["tests"] <= 300 and counts["errors"] == 0, run.status
-    assert counts["passed"] >= 55 and counts["failed"] <= 16, run.status
+    # 16 failed before the agent's ErrorInfo domain and card caching headers were fixed; 10 are listed now.
+    assert counts["passed"] >= 55 and counts["failed"] <= 10, run.status
     cases = {case["test"]: case for case in tck.read_junit(run.junit)}
     through_relay = [  # answered only with the profile's headers, and (last) a webhook on the allow-listed port
         "tests.compatibility.core_operations.test_data_model.TestSendMessageResponseSchema::"

@@ -64,6 +64,15 @@ class EnvelopeNotValidated(Reading):
         return {"jsonrpc": "2.0", "id": request.get("id"), "method": str(request.get("method", "")), "params": {}}, []
 
 
+@declare("answers-notifications", "a request without id is refused with -32600 instead of getting no reply", "ERR-12")
+class AnswersNotifications(Reading):
+    def envelope(self, request: Any) -> tuple[Any, Problems]:
+        request, problems = super().envelope(request)
+        if not problems and "id" not in request:
+            problems = [("id", "is required")]
+        return request, problems
+
+
 @declare("no-params-validation", "params are not validated before the method runs", "ERR-06", "ERR-13")
 class NoParamsValidation(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
@@ -150,6 +159,22 @@ def no_error_info(call: wire.Call) -> None:
     error = call.answer.get("error")
     if error and -32100 < error["code"] < -32000:
         error.pop("data", None)
+
+
+@declare("error-domain-vendor", "the ErrorInfo domain is the vendor's own, not a2a-protocol.org", "ERR-10")
+@wire.answers
+def error_domain_vendor(call: wire.Call) -> None:
+    for detail in call.answer.get("error", {}).get("data", []):
+        if detail.get("@type") == ERROR_INFO:
+            detail["domain"] = "a2a.nylorun.example"
+
+
+@declare("error-detail-untyped", "the google.rpc.BadRequest detail of -32602 has no @type", "ERR-11")
+@wire.answers
+def error_detail_untyped(call: wire.Call) -> None:
+    for detail in call.answer.get("error", {}).get("data", []):
+        if "fieldViolations" in detail:
+            detail.pop("@type", None)
 
 
 @declare("no-bad-request-detail", "-32602 carries no google.rpc.BadRequest detail", "ERR-07")

@@ -88,3 +88,15 @@ def card_signed(card: Card, request: web.Request, config: AgentConfig) -> None:
 def card_security_schemes(card: Card, request: web.Request, config: AgentConfig) -> None:
     card["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
     card["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]
+
+
+@declare("card-no-cache-control", "the Agent Card is served without Cache-Control", "CARD-09")
+@wire.served(*CARD_ROUTES)
+def card_no_cache_control(request: web.Request, response: web.Response) -> None:
+    response.headers.popall("Cache-Control", None)
+
+
+@declare("card-no-etag", "the Agent Card is served without an ETag", "CARD-10")
+@wire.served(*CARD_ROUTES)
+def card_no_etag(request: web.Request, response: web.Response) -> None:
+    response.headers.popall("ETag", None)

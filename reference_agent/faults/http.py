@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import Any
+
 from aiohttp import web
+from multidict import CIMultiDict
 
 from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
@@ -23,6 +28,16 @@ class NoAuthCheck(Gate):
 
     def no_subject(self) -> str:
         return "anonymous"
+
+
+@declare("401-without-challenge", "a 401 refusal carries no WWW-Authenticate challenge", "AUTH-06")
+class NoChallenge(Gate):
+    def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
+        try:
+            return super().credentials(request)
+        except Refused as refused:
+            refused.response.headers.popall("WWW-Authenticate", None)
+            raise
 
 
 @declare("subject-optional", "a request without Nylorun-Subject acts for a default subject", "AUTH-02")
@@ -103,6 +118,29 @@ def echo_only_v1(call: wire.Call, response: web.Response) -> None:
 @wire.responses
 def echo_unknown_extension(call: wire.Call, response: web.Response) -> None:
     _echo(response, extensions.requested(call.http.headers.getall("A2A-Extensions", [])))
+
+
+def _declared_version(uri: str) -> str:
+    """The declared extension ``uri`` is another version of (same URI up to its trailing /v<N>), or ``uri``."""
+    versioned = re.match(r"^(.+/v)\d+/?$", uri)
+    if versioned is None:
+        return uri
+    return next((d for d in sorted(extensions.DECLARED) if d.startswith(versioned[1]) and d != uri), uri)
+
+
+@declare("extension-version-fallback", "a request for another version of a declared extension gets that one", "EXT-08")
+def extension_version_fallback(config: Any) -> Callable[..., Any]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        asked = extensions.requested(request.headers.getall("A2A-Extensions", []))
+        if asked:
+            headers = CIMultiDict(request.headers)
+            headers.popall("A2A-Extensions")
+            headers["A2A-Extensions"] = ", ".join(_declared_version(uri) for uri in asked)
+            request = request.clone(headers=headers)
+        return await handler(request)
+
+    return middleware
 
 
 # -- files
