@@ -10,7 +10,7 @@ import pytest
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, fetch
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 from nylorun_a2a_kit.fixtures.target import Target
 
 FEED_STATUS = {
@@ -40,7 +40,7 @@ class Feed:
         if subject:
             headers["Nylorun-Subject"] = subject
         url = self.url + ("?" + urlencode({k: v for k, v in query.items() if v is not None}) if query else "")
-        return fetch(self.client.http, url, headers=headers, timeout_s=self.client.timeout_s)
+        return self.client.get(url, headers)
 
     def page(self, **query) -> tuple[Exchange, dict]:
         exchange = self.get(**query)
@@ -182,18 +182,16 @@ def test_subject_sees_only_its_sessions(feed: Feed, client: A2AClient, other_cli
 @pytest.mark.parametrize(
     "scenario", [pytest.param(n, marks=pytest.mark.scenario(n)) for n in ("complete", "ask", "fail")]
 )
-def test_turn_agrees_with_its_task(feed: Feed, client: A2AClient, scenario: str):
+def test_turn_agrees_with_its_task(feed: Feed, client: A2AClient, scenario: str, cancel_at_end):
     cursor = _tail(feed)
     task = drivers.settle(client, client.send(drivers.scenario(scenario)).task)
-    try:
-        turns, _ = feed.walk(after=cursor)
-        mine = _for(turns, task["id"])
-        if not mine:
-            pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
-        latest, state = mine[-1], drivers.state(client.get_task(task["id"]).task)
-        if latest["a2a"].get("contextId") != task["contextId"] or latest["status"] != FEED_STATUS[state]:
-            pytest.fail(f"the turn says {latest['status']}, the task {state}: {json.dumps(latest)}")
-        if (latest["endedAt"] is not None) != (state in drivers.TERMINAL):
-            pytest.fail(f"endedAt is null until the turn ends, then a time: {latest['endedAt']!r} for {state}")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    turns, _ = feed.walk(after=cursor)
+    mine = _for(turns, task["id"])
+    if not mine:
+        pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
+    latest, state = mine[-1], drivers.state(client.get_task(task["id"]).task)
+    if latest["a2a"].get("contextId") != task["contextId"] or latest["status"] != FEED_STATUS[state]:
+        pytest.fail(f"the turn says {latest['status']}, the task {state}: {json.dumps(latest)}")
+    if (latest["endedAt"] is not None) != (state in drivers.TERMINAL):
+        pytest.fail(f"endedAt is null until the turn ends, then a time: {latest['endedAt']!r} for {state}")

@@ -23,24 +23,20 @@ def _uncertain(client: A2AClient) -> tuple[dict, dict]:
 
 
 @pytest.mark.req("EFF-01")
-def test_lost_outcome_keeps_the_task_working(v2_client: A2AClient):
+def test_lost_outcome_keeps_the_task_working(v2_client: A2AClient, cancel_at_end):
     task, seen = _uncertain(v2_client)
-    try:
-        if drivers.state(seen) != "TASK_STATE_WORKING":
-            v2_client.get_task(task["id"]).fail("a step whose outcome was lost keeps the task WORKING")
-        if "uncertain" not in (extensions.read(seen, extensions.EFFECTS) or {}):
-            v2_client.get_task(task["id"]).fail("the status update must carry effects/v1 uncertain")
-        drivers.stays(v2_client, task["id"], "TASK_STATE_WORKING", for_s=1.0)
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    if drivers.state(seen) != "TASK_STATE_WORKING":
+        v2_client.get_task(task["id"]).fail("a step whose outcome was lost keeps the task WORKING")
+    if "uncertain" not in (extensions.read(seen, extensions.EFFECTS) or {}):
+        v2_client.get_task(task["id"]).fail("the status update must carry effects/v1 uncertain")
+    drivers.stays(v2_client, task["id"], "TASK_STATE_WORKING", for_s=1.0)
 
 
 @pytest.mark.req("EFF-02")
-def test_uncertain_names_the_effect(v2_client: A2AClient):
+def test_uncertain_names_the_effect(v2_client: A2AClient, cancel_at_end):
     task, seen = _uncertain(v2_client)
-    try:
-        uncertain = (extensions.read(seen, extensions.EFFECTS) or {}).get("uncertain")
-        if not isinstance(uncertain, str) or not uncertain:
-            v2_client.get_task(task["id"]).fail("effects/v1 uncertain is the id of the effect: a non-empty string")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    uncertain = (extensions.read(seen, extensions.EFFECTS) or {}).get("uncertain")
+    if not isinstance(uncertain, str) or not uncertain:
+        v2_client.get_task(task["id"]).fail("effects/v1 uncertain is the id of the effect: a non-empty string")

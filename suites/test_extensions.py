@@ -8,7 +8,7 @@ import re
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import RECORDED, A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 from nylorun_a2a_kit.fixtures.target import Target
 
 UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
@@ -87,43 +87,39 @@ def test_other_version_does_not_fall_back_to_the_declared_one(target: Target, cl
 @pytest.mark.parametrize(
     "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("approve", "plan")]
 )
-def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str):
+def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str, cancel_at_end):
     task = v2_client.send(drivers.scenario(scenario)).task
-    try:
-        uri = extensions.INTERACTIONS if scenario == "approve" else extensions.PROGRESS
-        got = v2_client.get_task(task["id"], history_length=50)
-        if extensions.read(got.task, uri) is None:
-            got.fail(f"the {scenario} scenario's data must ride in metadata under {uri}")
-        in_parts = [
-            part
-            for message in [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
-            for part in message.get("parts", [])
-            if "data" in part and any(u in json.dumps(part["data"]) for u in extensions.V2)
-        ]
-        if in_parts:
-            got.fail("extension data rides in metadata keyed by its URI, never in parts")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    uri = extensions.INTERACTIONS if scenario == "approve" else extensions.PROGRESS
+    got = v2_client.get_task(task["id"], history_length=50)
+    if extensions.read(got.task, uri) is None:
+        got.fail(f"the {scenario} scenario's data must ride in metadata under {uri}")
+    in_parts = [
+        part
+        for message in [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+        for part in message.get("parts", [])
+        if "data" in part and any(u in json.dumps(part["data"]) for u in extensions.V2)
+    ]
+    if in_parts:
+        got.fail("extension data rides in metadata keyed by its URI, never in parts")
 
 
 @pytest.mark.req("EXT-04")
 @pytest.mark.parametrize(
     "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("approve", "plan")]
 )
-def test_message_with_extension_data_lists_the_uri(v2_client: A2AClient, scenario: str):
+def test_message_with_extension_data_lists_the_uri(v2_client: A2AClient, scenario: str, cancel_at_end):
     task = v2_client.send(drivers.scenario(scenario)).task
-    try:
-        got = v2_client.get_task(task["id"], history_length=50)
-        messages = [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
-        for message in messages:
-            carried = {k for k in (message.get("metadata") or {}) if k.startswith(extensions.PROFILE_PREFIX)}
-            missing = carried - set(message.get("extensions") or [])
-            if missing:
-                got.fail(f"message {message.get('messageId')} carries {sorted(missing)} but does not list them")
-        if not any(m.get("metadata") for m in messages):
-            got.fail(f"the {scenario} scenario should answer a message with extension data")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    got = v2_client.get_task(task["id"], history_length=50)
+    messages = [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+    for message in messages:
+        carried = {k for k in (message.get("metadata") or {}) if k.startswith(extensions.PROFILE_PREFIX)}
+        missing = carried - set(message.get("extensions") or [])
+        if missing:
+            got.fail(f"message {message.get('messageId')} carries {sorted(missing)} but does not list them")
+    if not any(m.get("metadata") for m in messages):
+        got.fail(f"the {scenario} scenario should answer a message with extension data")
 
 
 # The scenarios whose answers carry each extension's data.
@@ -148,23 +144,21 @@ def _shape_case(uri: str, requirement):
     [_shape_case(uri, V1_SHAPE) for uri in extensions.V1]
     + [_shape_case(uri, V2_SHAPE) for uri in extensions.V2 if uri not in extensions.V1],
 )
-def test_extension_data_has_the_profile_shape(request, uri: str):
+def test_extension_data_has_the_profile_shape(request, uri: str, recorder: list, cancel_at_end):
     # Every answer's extension data is checked against schemas/extensions/ as it arrives and recorded on
     # the exchange; this check drives the scenarios that produce this extension's data and reads the record.
     client = request.getfixturevalue("v1_client" if uri in extensions.V1 else "v2_client")
     seen = False
     for name, argument in SHAPE_RUNS[uri]:
         task = client.send(drivers.scenario(name, argument), return_immediately=True).task
-        try:
-            task = drivers.wait_for(
-                client, task["id"], lambda t: drivers.state(t) in drivers.SETTLED or bool(extensions.read(t, uri))
-            )
-            got = client.get_task(task["id"], history_length=50)
-            client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
-            seen = seen or any(uri in m for m in extensions.profile_mentions(got.method, got.json.get("result")))
-        finally:
-            drivers.cancel_quietly(client, task["id"])
-    wrong = [(e, v) for e in RECORDED for v in e.extension_violations.get(uri, [])]
+        cancel_at_end(client, task["id"])
+        task = drivers.wait_for(
+            client, task["id"], lambda t: drivers.state(t) in drivers.SETTLED or bool(extensions.read(t, uri))
+        )
+        got = client.get_task(task["id"], history_length=50)
+        client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
+        seen = seen or any(uri in m for m in extensions.profile_mentions(got.method, got.json.get("result")))
+    wrong = [(e, v) for e in recorder for v in e.extension_violations.get(uri, [])]
     if wrong:
         exchange, _ = wrong[0]
         listed = "\n".join(f"  {v}" for _, v in wrong[:10])

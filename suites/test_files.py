@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, fetch
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 from nylorun_a2a_kit.fixtures.file_server import FileServer
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -33,11 +33,11 @@ def _download(client: A2AClient, url: str) -> Exchange:
 
     The credentials go only to the target's own origin: the kit never hands its key to another host.
     """
-    plain = fetch(client.http, url, timeout_s=client.timeout_s)
+    plain = client.get(url)
     if plain.status == 200 or _origin(url) != _origin(client.url):
         return plain
     headers = {k: v for k, v in client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
-    return fetch(client.http, url, headers=headers, timeout_s=client.timeout_s)
+    return client.get(url, headers)
 
 
 def _bytes_of(client: A2AClient, part: dict) -> tuple[bytes, Exchange | None]:

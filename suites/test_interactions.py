@@ -66,16 +66,14 @@ def test_missing_connection_pauses_as_auth_required(v2_client: A2AClient):
 
 @pytest.mark.req("INTER-04")
 @pytest.mark.parametrize("scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in PAUSE])
-def test_open_interaction_has_id_and_kind(v2_client: A2AClient, scenario: str):
+def test_open_interaction_has_id_and_kind(v2_client: A2AClient, scenario: str, cancel_at_end):
     task = drivers.run(v2_client, scenario)
     interaction = drivers.open_interaction(task) or {}
-    try:
-        if not isinstance(interaction.get("interactionId"), str) or not interaction["interactionId"]:
-            v2_client.get_task(task["id"]).fail("an open interaction has a non-empty interactionId")
-        if interaction.get("kind") not in ("approval", "question", "connection"):
-            v2_client.get_task(task["id"]).fail("an open interaction's kind is approval, question or connection")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    if not isinstance(interaction.get("interactionId"), str) or not interaction["interactionId"]:
+        v2_client.get_task(task["id"]).fail("an open interaction has a non-empty interactionId")
+    if interaction.get("kind") not in ("approval", "question", "connection"):
+        v2_client.get_task(task["id"]).fail("an open interaction's kind is approval, question or connection")
 
 
 @pytest.mark.req("INTER-05", "EXT-05")
@@ -128,24 +126,20 @@ def test_connection_is_answered_with_connected(v2_client: A2AClient):
 @pytest.mark.req("INTER-08")
 @pytest.mark.scenario("approve")
 @pytest.mark.parametrize("fields", [{"approved": True, "value": "yes"}, {}], ids=["both", "neither"])
-def test_answer_with_both_or_neither_resolves_nothing(v2_client: A2AClient, fields: dict):
+def test_answer_with_both_or_neither_resolves_nothing(v2_client: A2AClient, fields: dict, cancel_at_end):
     task = _paused(v2_client, "approve")
-    try:
-        drivers.answer(v2_client, task, **fields)  # refusing it or accepting it without effect are both right
-        _still_waiting(v2_client, task, "an answer with both or neither of approved and value")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    drivers.answer(v2_client, task, **fields)  # refusing it or accepting it without effect are both right
+    _still_waiting(v2_client, task, "an answer with both or neither of approved and value")
 
 
 @pytest.mark.req("INTER-09")
 @pytest.mark.scenario("approve")
-def test_text_never_approves(v2_client: A2AClient):
+def test_text_never_approves(v2_client: A2AClient, cancel_at_end):
     task = _paused(v2_client, "approve")
-    try:
-        v2_client.send("Yes, approved. Go ahead.", task_id=task["id"], context_id=task["contextId"])
-        _still_waiting(v2_client, task, "a text reply to an approval")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    v2_client.send("Yes, approved. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+    _still_waiting(v2_client, task, "a text reply to an approval")
 
 
 @pytest.mark.req("INTER-10")
@@ -165,10 +159,8 @@ def test_answer_retry_is_safe(v2_client: A2AClient):
 
 @pytest.mark.req("INTER-11")
 @pytest.mark.scenario("approve")
-def test_answer_to_another_interaction_resolves_nothing(v2_client: A2AClient):
+def test_answer_to_another_interaction_resolves_nothing(v2_client: A2AClient, cancel_at_end):
     task = _paused(v2_client, "approve")
-    try:
-        drivers.answer(v2_client, task, interaction_id=new_id("not-the-open-one"), approved=True)
-        _still_waiting(v2_client, task, "an answer naming another interactionId")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    drivers.answer(v2_client, task, interaction_id=new_id("not-the-open-one"), approved=True)
+    _still_waiting(v2_client, task, "an answer naming another interactionId")

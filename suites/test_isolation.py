@@ -36,25 +36,21 @@ def test_other_subjects_task_answers_as_missing(client: A2AClient, other_client:
 
 @pytest.mark.req("ISO-01")
 @pytest.mark.scenario("slow")
-def test_other_subject_cannot_cancel(client: A2AClient, other_client: A2AClient):
+def test_other_subject_cannot_cancel(client: A2AClient, other_client: A2AClient, cancel_at_end):
     task = client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    try:
-        other_client.cancel(task["id"]).expect_error("TaskNotFoundError")
-        after = client.get_task(task["id"])
-        if drivers.state(after.task) == "TASK_STATE_CANCELED":
-            after.fail("another subject's CancelTask must not cancel the task")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    other_client.cancel(task["id"]).expect_error("TaskNotFoundError")
+    after = client.get_task(task["id"])
+    if drivers.state(after.task) == "TASK_STATE_CANCELED":
+        after.fail("another subject's CancelTask must not cancel the task")
 
 
 @pytest.mark.req("ISO-01")
 @pytest.mark.scenario("ask")
-def test_other_subject_cannot_continue(client: A2AClient, other_client: A2AClient):
+def test_other_subject_cannot_continue(client: A2AClient, other_client: A2AClient, cancel_at_end):
     task = drivers.run(client, "ask")
-    try:
-        other_client.send("blue", task_id=task["id"]).expect_error("TaskNotFoundError")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    other_client.send("blue", task_id=task["id"]).expect_error("TaskNotFoundError")
 
 
 @pytest.mark.req("ISO-02")
@@ -79,12 +75,12 @@ def test_list_shows_only_this_agent(target: Target, client: A2AClient, owned_tas
 
 @pytest.mark.req("ISO-04")
 @pytest.mark.scenario("slow")
-def test_same_context_id_is_a_separate_conversation_per_subject(client: A2AClient, other_client: A2AClient):
+def test_same_context_id_is_a_separate_conversation_per_subject(
+    client: A2AClient, other_client: A2AClient, cancel_at_end
+):
     context = drivers.new_context()
     running = client.send(drivers.scenario("slow", 120_000), context_id=context, return_immediately=True).task
-    try:
-        exchange = other_client.send(drivers.scenario("complete"), context_id=context)
-        if drivers.state(drivers.settle(other_client, exchange.task)) != "TASK_STATE_COMPLETED":
-            exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
-    finally:
-        drivers.cancel_quietly(client, running["id"])
+    cancel_at_end(client, running["id"])
+    exchange = other_client.send(drivers.scenario("complete"), context_id=context)
+    if drivers.state(drivers.settle(other_client, exchange.task)) != "TASK_STATE_COMPLETED":
+        exchange.fail("another subject's conversation with the same contextId must not be busy with ours")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient, fetch
+from nylorun_a2a_kit.fixtures.client import A2AClient
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
 PARTS = {
@@ -120,6 +120,6 @@ def test_agent_answers_every_part_kind(client: A2AClient):
     for part in parts:
         if "url" in part:
             headers = {k: v for k, v in client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
-            download = fetch(client.http, part["url"], headers=headers, timeout_s=client.timeout_s)
+            download = client.get(part["url"], headers)
             if download.status != 200 or not download.response_body:
                 download.fail("a url part the Agent answers must fetch its file's bytes (HTTP 200)")

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import RECORDED, A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 
 # Keys a part would have if it showed a tool call or its result (as the common model APIs spell them).
 TOOL_CALL_KEYS = {"toolCall", "tool_call", "toolCalls", "tool_calls", "functionCall", "function_call", "toolResult",
@@ -94,13 +94,13 @@ def _looks_like_a_tool_call(value) -> bool:
 
 @pytest.mark.req("PROG-04")
 @pytest.mark.scenario("tool")
-def test_tool_calls_are_never_visible(v2_client: A2AClient):
+def test_tool_calls_are_never_visible(v2_client: A2AClient, recorder: list):
     seed = new_id("seed")
     secret = "tool-secret-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
     task = drivers.settle(v2_client, v2_client.send(drivers.scenario("tool", seed)).task)
     v2_client.get_task(task["id"], history_length=100)
     v2_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=100)
-    for exchange in list(RECORDED):
+    for exchange in list(recorder):
         body = exchange.response_body.decode("utf-8", "replace")
         if secret in body:
             exchange.fail("a tool call's arguments or result reached the caller")

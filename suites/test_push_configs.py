@@ -38,59 +38,55 @@ def _params(method: str, task_id: str, url: str) -> dict:
 
 @pytest.mark.req("PUSH-03")
 @pytest.mark.parametrize("method", METHODS)
-def test_without_push_every_config_method_is_refused(target: Target, client: A2AClient, method: str):
+def test_without_push_every_config_method_is_refused(target: Target, client: A2AClient, method: str, cancel_at_end):
     if _capable(target):
         pytest.skip("not applicable: the card says pushNotifications true (the Runtime has a push secret)")
     task = drivers.ordinary(client)
-    try:
-        client.call(method, _params(method, task["id"], "http://127.0.0.1:9/hook")).expect_error(
-            "PushNotificationNotSupportedError"
-        )
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    client.call(method, _params(method, task["id"], "http://127.0.0.1:9/hook")).expect_error(
+        "PushNotificationNotSupportedError"
+    )
 
 
 @pytest.mark.req("PUSH-04")
 @pytest.mark.scenario("ask")
-def test_card_capability_matches_the_methods(target: Target, client: A2AClient, push_receiver: PushReceiver):
+def test_card_capability_matches_the_methods(
+    target: Target, client: A2AClient, push_receiver: PushReceiver, cancel_at_end
+):
     task = drivers.run(client, "ask")
-    try:
-        exchange = drivers.create_push_config(client, task["id"], push_receiver.endpoint().url)
-        refused = exchange.is_error and exchange.error.get("code") == -32003
-        if _capable(target) == refused:
-            exchange.fail(
-                f"the card says pushNotifications {_capable(target)}, but the config methods "
-                f"{'refuse' if refused else 'serve'} configs"
-            )
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    exchange = drivers.create_push_config(client, task["id"], push_receiver.endpoint().url)
+    refused = exchange.is_error and exchange.error.get("code") == -32003
+    if _capable(target) == refused:
+        exchange.fail(
+            f"the card says pushNotifications {_capable(target)}, but the config methods "
+            f"{'refuse' if refused else 'serve'} configs"
+        )
 
 
 @pytest.mark.req("PUSH-01")
 @pytest.mark.scenario("ask")
-def test_config_methods_round_trip(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
+def test_config_methods_round_trip(pushing: Target, client: A2AClient, push_receiver: PushReceiver, cancel_at_end):
     task = drivers.run(client, "ask")
-    try:
-        url = push_receiver.endpoint().url
-        created = drivers.create_push_config(client, task["id"], url, token="tok-" + new_id()).ok()
-        config_id = created.get("id")
-        if not config_id or created.get("url") != url:
-            client.get_task(task["id"]).fail("CreateTaskPushNotificationConfig answers the config with its id")
-        got = client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
-        if got.result.get("url") != url or got.result.get("id") != config_id:
-            got.fail("GetTaskPushNotificationConfig answers the config that was created")
-        listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-        if config_id not in [c.get("id") for c in listed.result.get("configs") or []]:
-            listed.fail("ListTaskPushNotificationConfigs lists the config that was created")
-        client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
-        after = client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
-        if not after.is_error:
-            after.fail("after DeleteTaskPushNotificationConfig, Get answers not found")
-        again = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-        if config_id in [c.get("id") for c in again.result.get("configs") or []]:
-            again.fail("a deleted config is no longer listed")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    url = push_receiver.endpoint().url
+    created = drivers.create_push_config(client, task["id"], url, token="tok-" + new_id()).ok()
+    config_id = created.get("id")
+    if not config_id or created.get("url") != url:
+        client.get_task(task["id"]).fail("CreateTaskPushNotificationConfig answers the config with its id")
+    got = client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
+    if got.result.get("url") != url or got.result.get("id") != config_id:
+        got.fail("GetTaskPushNotificationConfig answers the config that was created")
+    listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    if config_id not in [c.get("id") for c in listed.result.get("configs") or []]:
+        listed.fail("ListTaskPushNotificationConfigs lists the config that was created")
+    client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+    after = client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
+    if not after.is_error:
+        after.fail("after DeleteTaskPushNotificationConfig, Get answers not found")
+    again = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    if config_id in [c.get("id") for c in again.result.get("configs") or []]:
+        again.fail("a deleted config is no longer listed")
 
 
 @pytest.mark.req("PUSH-02")
@@ -119,19 +115,17 @@ def test_config_inside_send_message(pushing: Target, client: A2AClient, push_rec
 @pytest.mark.req("PUSH-16")
 @pytest.mark.scenario("ask")
 def test_configs_of_another_subject_answer_as_missing(
-    pushing: Target, client: A2AClient, other_client: A2AClient, push_receiver: PushReceiver
+    pushing: Target, client: A2AClient, other_client: A2AClient, push_receiver: PushReceiver, cancel_at_end
 ):
     task = drivers.run(client, "ask")
-    try:
-        endpoint = push_receiver.endpoint()
-        config_id = drivers.create_push_config(client, task["id"], endpoint.url).result["id"]
-        for method in METHODS:
-            params = _params(method, task["id"], push_receiver.endpoint().url)
-            if "id" in params:
-                params["id"] = config_id
-            other_client.call(method, params).expect_error("TaskNotFoundError")
-        listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-        if [c.get("id") for c in listed.result.get("configs") or []] != [config_id]:
-            listed.fail("another subject's config calls must create, reveal or delete nothing")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    endpoint = push_receiver.endpoint()
+    config_id = drivers.create_push_config(client, task["id"], endpoint.url).result["id"]
+    for method in METHODS:
+        params = _params(method, task["id"], push_receiver.endpoint().url)
+        if "id" in params:
+            params["id"] = config_id
+        other_client.call(method, params).expect_error("TaskNotFoundError")
+    listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    if [c.get("id") for c in listed.result.get("configs") or []] != [config_id]:
+        listed.fail("another subject's config calls must create, reveal or delete nothing")

@@ -37,30 +37,26 @@ def test_blocking_send_waits_for_the_end(client: A2AClient):
 
 @pytest.mark.req("SEND-01")
 @pytest.mark.scenario("ask")
-def test_blocking_send_returns_when_the_task_pauses(client: A2AClient):
+def test_blocking_send_returns_when_the_task_pauses(client: A2AClient, cancel_at_end):
     task = drivers.run(client, "ask")
-    try:
-        if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
-            client.get_task(task["id"]).fail("a blocking SendMessage must answer once the task asks for input")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
+        client.get_task(task["id"]).fail("a blocking SendMessage must answer once the task asks for input")
 
 
 @pytest.mark.req("SEND-03")
 @pytest.mark.scenario("slow")
-def test_return_immediately_answers_before_the_end(client: A2AClient, target: Target):
+def test_return_immediately_answers_before_the_end(client: A2AClient, target: Target, cancel_at_end):
     started = time.monotonic()
     exchange = client.send(drivers.scenario("slow", LONG_MS), return_immediately=True)
     elapsed = time.monotonic() - started
     task = exchange.task
-    try:
-        if drivers.state(task) not in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"):
-            exchange.fail(f"returnImmediately should answer the task in progress, got {drivers.state(task)}")
-        # "At once" is judged against the blocking limit: a call that waited anywhere near it did not return.
-        if elapsed > min(target.a2a_wait_ms / 1000, target.timeout_s) / 2:
-            exchange.fail(f"returnImmediately took {elapsed:.1f} s: the call waited instead of answering at once")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    if drivers.state(task) not in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"):
+        exchange.fail(f"returnImmediately should answer the task in progress, got {drivers.state(task)}")
+    # "At once" is judged against the blocking limit: a call that waited anywhere near it did not return.
+    if elapsed > min(target.a2a_wait_ms / 1000, target.timeout_s) / 2:
+        exchange.fail(f"returnImmediately took {elapsed:.1f} s: the call waited instead of answering at once")
 
 
 @pytest.mark.req("SEND-03")
@@ -75,7 +71,7 @@ def test_task_answered_at_once_still_runs_to_its_end(client: A2AClient):
 
 @pytest.mark.req("SEND-02")
 @pytest.mark.scenario("slow")
-def test_blocking_send_stops_at_the_wait_limit(client: A2AClient, target: Target):
+def test_blocking_send_stops_at_the_wait_limit(client: A2AClient, target: Target, cancel_at_end):
     if target.a2a_wait_ms > target.max_blocking_check_ms:
         pytest.skip(
             f"not run: a2aWaitMs is {target.a2a_wait_ms} ms, above --max-blocking-check-ms "
@@ -87,16 +83,14 @@ def test_blocking_send_stops_at_the_wait_limit(client: A2AClient, target: Target
     exchange = client.send(drivers.scenario("slow", LONG_MS), timeout_s=wait_s + max(5.0, wait_s))
     elapsed = time.monotonic() - started
     task = exchange.task
-    try:
-        if drivers.state(task) != "TASK_STATE_WORKING":
-            exchange.fail(f"past a2aWaitMs the answer must be the task still WORKING, got {drivers.state(task)}")
-        if elapsed < wait_s * 0.9:
-            exchange.fail(f"the call answered after {elapsed:.1f} s, before a2aWaitMs ({wait_s:.1f} s)")
-        after = client.get_task(task["id"])
-        if drivers.state(after.task) != "TASK_STATE_WORKING":
-            after.fail("past a2aWaitMs the answer ends the wait, not the work: the task must still be WORKING")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    if drivers.state(task) != "TASK_STATE_WORKING":
+        exchange.fail(f"past a2aWaitMs the answer must be the task still WORKING, got {drivers.state(task)}")
+    if elapsed < wait_s * 0.9:
+        exchange.fail(f"the call answered after {elapsed:.1f} s, before a2aWaitMs ({wait_s:.1f} s)")
+    after = client.get_task(task["id"])
+    if drivers.state(after.task) != "TASK_STATE_WORKING":
+        after.fail("past a2aWaitMs the answer ends the wait, not the work: the task must still be WORKING")
 
 
 @pytest.mark.req("SEND-04")
@@ -139,17 +133,15 @@ def test_unknown_task_id_is_not_found(client: A2AClient):
 
 @pytest.mark.req("SEND-08")
 @pytest.mark.scenario("ask")
-def test_context_that_differs_from_the_task_is_rejected(client: A2AClient):
+def test_context_that_differs_from_the_task_is_rejected(client: A2AClient, cancel_at_end):
     task = drivers.run(client, "ask")
-    try:
-        exchange = client.send("blue", task_id=task["id"], context_id=drivers.new_context())
-        if not exchange.is_error:
-            exchange.fail("a message whose contextId differs from its task's must be rejected")
-        after = client.get_task(task["id"])
-        if drivers.state(after.task) != "TASK_STATE_INPUT_REQUIRED":
-            after.fail("a rejected message must leave the task as it was")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    exchange = client.send("blue", task_id=task["id"], context_id=drivers.new_context())
+    if not exchange.is_error:
+        exchange.fail("a message whose contextId differs from its task's must be rejected")
+    after = client.get_task(task["id"])
+    if drivers.state(after.task) != "TASK_STATE_INPUT_REQUIRED":
+        after.fail("a rejected message must leave the task as it was")
 
 
 @pytest.mark.req("SEND-09")
@@ -160,14 +152,12 @@ def test_message_to_an_ended_task_is_unsupported(client: A2AClient):
 
 @pytest.mark.req("SEND-10")
 @pytest.mark.scenario("ask")
-def test_task_id_alone_continues_in_its_context(client: A2AClient):
+def test_task_id_alone_continues_in_its_context(client: A2AClient, cancel_at_end):
     task = drivers.run(client, "ask")
-    try:
-        exchange = client.send("blue", task_id=task["id"])
-        if exchange.task.get("contextId") != task["contextId"]:
-            exchange.fail("with only taskId, the Agent must take the context from the task")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    exchange = client.send("blue", task_id=task["id"])
+    if exchange.task.get("contextId") != task["contextId"]:
+        exchange.fail("with only taskId, the Agent must take the context from the task")
 
 
 @pytest.mark.req("SEND-11")
@@ -191,14 +181,12 @@ def test_send_history_length_bounds_an_ordinary_answer(client: A2AClient, length
 @pytest.mark.req("SEND-12")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("length", [0, 1])
-def test_send_history_length_bounds_the_answer(client: A2AClient, length: int):
+def test_send_history_length_bounds_the_answer(client: A2AClient, length: int, cancel_at_end):
     task = drivers.run(client, "ask", history_length=length)
-    try:
-        for exchange in (client.get_task(task["id"]), client.send("blue", task_id=task["id"], history_length=length)):
-            history = exchange.task.get("history") or []
-            if exchange.method == "SendMessage" and len(history) > length:
-                exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
-        if len(task.get("history") or []) > length:
-            client.get_task(task["id"]).fail(f"historyLength {length} bounds the first answer's history too")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    for exchange in (client.get_task(task["id"]), client.send("blue", task_id=task["id"], history_length=length)):
+        history = exchange.task.get("history") or []
+        if exchange.method == "SendMessage" and len(history) > length:
+            exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
+    if len(task.get("history") or []) > length:
+        client.get_task(task["id"]).fail(f"historyLength {length} bounds the first answer's history too")

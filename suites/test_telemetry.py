@@ -71,11 +71,9 @@ def test_get_task_carries_telemetry_once_ended(v2_client: A2AClient):
 
 @pytest.mark.req("TEL-05")
 @pytest.mark.scenario("slow")
-def test_no_telemetry_while_working(v2_client: A2AClient):
+def test_no_telemetry_while_working(v2_client: A2AClient, cancel_at_end):
     task = v2_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    try:
-        working = drivers.wait_for(v2_client, task["id"], ["TASK_STATE_WORKING"])
-        if _status_telemetry(working) is not None:
-            v2_client.get_task(task["id"]).fail("telemetry comes with the terminal status update, not while working")
-    finally:
-        drivers.cancel_quietly(v2_client, task["id"])
+    cancel_at_end(v2_client, task["id"])
+    working = drivers.wait_for(v2_client, task["id"], ["TASK_STATE_WORKING"])
+    if _status_telemetry(working) is not None:
+        v2_client.get_task(task["id"]).fail("telemetry comes with the terminal status update, not while working")

@@ -41,16 +41,14 @@ def test_core_caller_gets_an_approval_as_a_text_question(client: A2AClient):
 
 @pytest.mark.req("TIER-02")
 @pytest.mark.scenario("approve")
-def test_core_text_reply_does_not_approve(client: A2AClient):
+def test_core_text_reply_does_not_approve(client: A2AClient, cancel_at_end):
     task = _text_question(client, "approve")
-    try:
-        client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
-        after = drivers.wait_for(client, task["id"], drivers.SETTLED)
-        texts = " ".join(p.get("text", "") for a in after.get("artifacts") or [] for p in a.get("parts", []))
-        if APPROVED_ACTION in texts:
-            client.get_task(task["id"]).fail("a text reply must not approve: the approved action ran")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+    after = drivers.wait_for(client, task["id"], drivers.SETTLED)
+    texts = " ".join(p.get("text", "") for a in after.get("artifacts") or [] for p in a.get("parts", []))
+    if APPROVED_ACTION in texts:
+        client.get_task(task["id"]).fail("a text reply must not approve: the approved action ran")
 
 
 @pytest.mark.req("TIER-03")
@@ -84,21 +82,19 @@ def test_core_caller_gets_no_plan_or_cost(client: A2AClient):
 
 @pytest.mark.req("TIER-06")
 @pytest.mark.scenario("approve")
-def test_v1_client_is_served_with_v1_extensions_only(v1_client: A2AClient):
+def test_v1_client_is_served_with_v1_extensions_only(v1_client: A2AClient, cancel_at_end):
     exchange = v1_client.send(drivers.scenario("approve"))
     echoed = {u.strip() for u in exchange.response_headers.get("a2a-extensions", "").split(",") if u.strip()}
     if echoed != set(extensions.V1):
         exchange.fail(f"a v1 client's request echoes exactly the v1 extensions, got {sorted(echoed)}")
     task = exchange.task
-    try:
-        if (drivers.open_interaction(task) or {}).get("kind") != "approval":
-            exchange.fail("a v1 client gets typed approvals under interactions/v1")
-        v2_only = [
-            m
-            for m in extensions.profile_mentions(exchange.method, exchange.json.get("result"))
-            if not any(u in m for u in extensions.V1)
-        ]
-        if v2_only:
-            exchange.fail(f"a v1 client gets no v2 extension data, got {v2_only[:3]}")
-    finally:
-        drivers.cancel_quietly(v1_client, task["id"])
+    cancel_at_end(v1_client, task["id"])
+    if (drivers.open_interaction(task) or {}).get("kind") != "approval":
+        exchange.fail("a v1 client gets typed approvals under interactions/v1")
+    v2_only = [
+        m
+        for m in extensions.profile_mentions(exchange.method, exchange.json.get("result"))
+        if not any(u in m for u in extensions.V1)
+    ]
+    if v2_only:
+        exchange.fail(f"a v1 client gets no v2 extension data, got {v2_only[:3]}")

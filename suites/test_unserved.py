@@ -35,13 +35,11 @@ def test_subscribe_to_ended_task_is_unsupported(client: A2AClient):
 
 @pytest.mark.req("UNSRV-02")
 @pytest.mark.scenario("slow")
-def test_subscribe_to_running_task_is_unsupported(client: A2AClient):
+def test_subscribe_to_running_task_is_unsupported(client: A2AClient, cancel_at_end):
     # A streaming agent refuses only ended tasks (A2A §9.4.6); a running one tells the two apart.
     task = client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    try:
-        client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
-    finally:
-        drivers.cancel_quietly(client, task["id"])
+    cancel_at_end(client, task["id"])
+    client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
 
 
 @pytest.mark.req("UNSRV-03")
