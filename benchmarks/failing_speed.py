@@ -21,7 +21,10 @@ against issue 15's goal (at most 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,10 +34,14 @@ from pathlib import Path
 from benchmarks import common
 from benchmarks.suite_speed import PYTEST, REPO, Run, parse_junit
 
-QUICK_FILES = ("suites/test_errors.py", "suites/test_properties.py")  # the failures and their shrinking
+# --quick: the error checks and the property checks of GetTask and GetTaskPushNotificationConfig (failures that
+# shrink on both peers), about a minute in all.
+QUICK = ("suites/test_errors.py", "suites/test_properties.py", "-k", "test_errors or GetTask")
 PEER_OPTIONS = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=5")
 GOAL_RATIO = 2.0
 RUN_TIMEOUT_S = 3600
+# pytest's closing line ("38 failed, 89 passed, 239 skipped in 469.12s (0:07:49)"), wherever the log puts it.
+CLOSING = re.compile(r"^=*\s*(\d+ \w+(, )?)+ in [\d.]+s")
 
 
 def run_suites(label: str, workdir: Path, args: list[str], peer_pids: list[int]) -> tuple[Run, float]:
@@ -57,8 +64,8 @@ def run_suites(label: str, workdir: Path, args: list[str], peer_pids: list[int])
             returncode = process.wait()
         wall = time.perf_counter() - started
         other = watch.other_cores()
-    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
-    run = Run(label, command, wall, returncode, summary=lines[-1] if lines else "")
+    closing = [line for line in log.read_text(errors="replace").splitlines() if CLOSING.match(line)]
+    run = Run(label, command, wall, returncode, summary=closing[-1].strip("= ") if closing else "(no closing line)")
     run.cases = parse_junit(junit) if junit.exists() else []
     return run, other
 
@@ -70,7 +77,7 @@ def report(run: Run, other_cores: float) -> list[str]:
         f"{run.count('skipped')} skipped, {run.count('xfailed')} xfailed, {len(failed)} failed); pytest exit "
         f"{run.returncode}; rest of the machine {other_cores:.2f} cores",
         f"  pytest: {run.summary}",
-        f"  command: {' '.join(run.command)}",
+        f"  command: {shlex.join(run.command)}",
         f"  sum of check times {sum(c.seconds for c in run.cases):.1f} s, of which the failed checks "
         f"{sum(c.seconds for c in failed):.1f} s; ten slowest:",
     ]
@@ -83,22 +90,28 @@ def report(run: Run, other_cores: float) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(prog="python -m benchmarks.failing_speed", description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_FILES)}")
+    p.add_argument("--quick", action="store_true", help=f"only {' '.join(QUICK)}")
     p.add_argument("--peers", nargs="+", choices=sorted(common.PLAIN_PEERS), default=sorted(common.PLAIN_PEERS))
     p.add_argument("-n", "--workers", type=int, default=0, help="pytest-xdist workers for every run (default serial)")
     p.add_argument("--property-profile", default=None, help="for every run (default: the kit's, ci)")
+    p.add_argument("--keep", type=Path, help="keep each run's log, JUnit XML and summary in this directory")
     args = p.parse_args(argv)
-    shared = list(QUICK_FILES if args.quick else ())
+    shared = list(QUICK if args.quick else ())
     if args.workers:
         shared += ["-n", str(args.workers)]
     if args.property_profile:
         shared.append(f"--property-profile={args.property_profile}")
     print(f"machine: {common.machine_line()}")
     print(f"reproduce: {common.reproduce('benchmarks.failing_speed', argv)}")
-    print(f"options of every run: {' '.join(shared) or '(none: the full suites, serial, property profile ci)'}")
+    print(f"options of every run: {shlex.join(shared) or '(none: the full suites, serial, property profile ci)'}")
     print(f"a peer run adds: --target-url=<peer>/a2a {' '.join(PEER_OPTIONS)}")
     results: list[tuple[Run, float]] = []
-    with common.workdir("failing-speed-") as work:
+    with contextlib.ExitStack() as stack:
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            work = args.keep
+        else:
+            work = stack.enter_context(common.workdir("failing-speed-"))
         reference = run_suites("reference", work, shared, [])
         results.append(reference)
         print()
