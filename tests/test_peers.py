@@ -112,7 +112,8 @@ REQUIREMENT_LINE = re.compile(r"^(\w+: )?[A-Z]+-\d+ \((MUST|SHOULD|MAY)\): ")
 def problem_line(message: str) -> str:
     """The first line of a failure that says what went wrong (past the requirements it restates)."""
     lines = [line for line in message.strip().splitlines() if line.strip()]
-    return next((line for line in lines if not REQUIREMENT_LINE.match(line)), first_line(message))[:200]
+    told = (line for line in lines if not REQUIREMENT_LINE.match(line) and not line.startswith("[+"))
+    return next(told, first_line(message))[:200]
 
 
 def _tier(requirement_id: str) -> str:
