@@ -150,6 +150,24 @@ def sdk_peer(workdir: Path):
     )
 
 
+PLAIN_PEERS = {
+    "python-plain": [str(PYTHON), "-m", "peers.python.agent", "--plain", "--port", "0"],
+    "js-plain": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--plain", "--port", "0"],
+}
+
+
+def plain_peer(workdir: Path, name: str):
+    """A plain SDK peer (``--plain``: no scenario contract, JSON-RPC at ``/a2a``); its endpoint is what it prints."""
+    prefix = "listening "
+    return server_process(
+        name,
+        PLAIN_PEERS[name],
+        lambda line: line[len(prefix) :].strip() if line.startswith(prefix + "http") else None,
+        lambda base: base,
+        workdir,
+    )
+
+
 @contextlib.contextmanager
 def workdir(prefix: str) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix=prefix) as path:

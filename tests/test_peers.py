@@ -3,6 +3,11 @@
 Each peer's verdicts (check id → outcome) are kept in ``peers/expected/<peer>.json`` with the reason for
 every non-pass; a change in the kit that flips a verdict on independent software fails here. Regenerate
 an expectation after a deliberate change with ``NYLORUN_UPDATE_PEER_VERDICTS=1``.
+
+Two kinds of peer: ``python`` and ``js`` run the kit's scenario contract with JSON-RPC at the origin;
+``python-plain`` and ``js-plain`` (the peers' ``--plain`` mode) are plain agents on the same SDKs, as issue 15
+tried them: no contract, JSON-RPC at ``/a2a``, the card only at the origin's well-known URI, streaming on. The
+kit finds their card by itself (``--target-url`` is the ``/a2a`` endpoint).
 """
 
 from __future__ import annotations
@@ -10,20 +15,28 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.agent_process import listening_process
-from tests.suite_runs import REPO, run_suites
+from tests.suite_runs import REPO, Verdicts, run_suites
 
 EXPECTED = REPO / "peers" / "expected"
 PEERS = {
     "python": [sys.executable, "-m", "peers.python.agent", "--port", "0"],
     "js": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--port", "0"],
+    "python-plain": [sys.executable, "-m", "peers.python.agent", "--plain", "--port", "0"],
+    "js-plain": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--plain", "--port", "0"],
 }
+PLAIN_PEERS = ("python-plain", "js-plain")
+# The plain peers' expectations hold false failures (issue 15's table) and failures still to explain; the kit's
+# checks are being changed under issue 15, and the files are regenerated after those fixes.
+PLAIN_PENDING = pytest.mark.xfail(strict=False, reason="expectations regenerated after issue 15's fixes")
 # The peers' stock push senders make one attempt per event and never retry, so the retry clock's scale only
 # sets how long the kit watches for deliveries that must not come; property checks need no shrinking here.
 PEER_RUN = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=10", "--property-profile=quick")
@@ -33,7 +46,9 @@ PEER_RUN = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=10", "-
 def peer(name: str) -> Iterator[str]:
     """Start a peer agent on a free loopback port; yield the URL it prints; stop it at the end."""
     command = PEERS[name]
-    if name == "js" and (shutil.which("node") is None or not (REPO / "node_modules" / "@a2a-js" / "sdk").is_dir()):
+    if command[0] == "node" and (
+        shutil.which("node") is None or not (REPO / "node_modules" / "@a2a-js" / "sdk").is_dir()
+    ):
         if os.environ.get("CI") == "true":
             pytest.fail("the JS peer needs Node.js and `npm ci`; .ci/run installs them")
         pytest.skip("not checked: Node.js or `npm ci` missing for the JS peer")
@@ -41,7 +56,16 @@ def peer(name: str) -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("name", sorted(PEERS))
+def peer_params(names) -> list:
+    return [pytest.param(n, marks=PLAIN_PENDING) if n in PLAIN_PEERS else n for n in sorted(names)]
+
+
+def origin_card(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/.well-known/agent-card.json"
+
+
+@pytest.mark.parametrize("name", peer_params(PEERS))
 def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     expected_path = EXPECTED / f"{name}.json"
     with peer(name) as url:
@@ -49,6 +73,9 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     assert verdicts.outcomes, verdicts.output[-3000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["target"]["tier_claimed"] == "core", "a peer without the profile's extensions claims Core"
+    if name in PLAIN_PEERS:
+        assert urlsplit(url).path == "/a2a", url
+        assert summary["target"]["card_url"] == origin_card(url), "the kit finds a plain agent's card at the origin"
     for test_id, outcome in verdicts.outcomes.items():
         ids = verdicts.requirements[test_id]
         if outcome == "skipped" and any(_tier(r) != "core" for r in ids):
@@ -60,7 +87,7 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
         reasons = old.get("reasons", {})
         for test_id, outcome in got.items():
             if outcome == "failed" and test_id not in reasons:
-                reasons[test_id] = "TO EXPLAIN: " + verdicts.messages[test_id][:200]
+                reasons[test_id] = "TO EXPLAIN: " + first_line(verdicts.messages[test_id])
         document = {"peer": name, "tier_claimed": "core", "verdicts": got,
                     "requirements": {t: verdicts.requirements[t] for t in got},
                     "reasons": {k: v for k, v in sorted(reasons.items()) if got.get(k) == "failed"}}  # fmt: skip
@@ -75,7 +102,75 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     assert not any(r.startswith("TO EXPLAIN") for r in expected["reasons"].values()), "explain every failure"
 
 
+def first_line(message: str) -> str:
+    return (message.strip().splitlines() or [""])[0][:200]
+
+
+REQUIREMENT_LINE = re.compile(r"^(\w+: )?[A-Z]+-\d+ \((MUST|SHOULD|MAY)\): ")
+
+
+def problem_line(message: str) -> str:
+    """The first line of a failure that says what went wrong (past the requirements it restates)."""
+    lines = [line for line in message.strip().splitlines() if line.strip()]
+    told = (line for line in lines if not REQUIREMENT_LINE.match(line) and not line.startswith("[+"))
+    return next(told, first_line(message))[:200]
+
+
 def _tier(requirement_id: str) -> str:
     from nylorun_a2a_kit.fixtures import requirements
 
     return requirements.load()[requirement_id].tier
+
+
+# Issue 15 point 4: a check's verdict must not depend on which checks ran before it. Each run gets a fresh peer;
+# two seeds, since one order can miss a dependence (seed 15 and seed 2 each find some on the JS peer).
+SHUFFLE_SEEDS = (15, 2)
+ORDER_RUN = ("-p", "tests.shuffle_plugin", "-p", "no:randomly")
+ORDER_PENDING = pytest.mark.xfail(
+    strict=False,
+    reason="issue 15 point 4: checks still read what earlier checks stored (ListTasks answers list the malformed "
+    "tasks other checks made the JS SDK store), so some verdicts depend on the order; the kit's checks are being fixed",
+)
+
+
+def order_differences(ordered: Verdicts, shuffled: Verdicts) -> list[str]:
+    """One line per check whose verdict differs between the two runs (or that ran in only one)."""
+    lines = []
+    for test_id in sorted(set(ordered.outcomes) | set(shuffled.outcomes)):
+        a, b = ordered.outcomes.get(test_id), shuffled.outcomes.get(test_id)
+        if a != b:
+            why = problem_line(
+                shuffled.messages.get(test_id, "") if b != "passed" else ordered.messages.get(test_id, "")
+            )
+            lines.append(f"{test_id}: in order {a}, shuffled {b}: {why}")
+    return lines
+
+
+@pytest.mark.slow
+@ORDER_PENDING
+@pytest.mark.parametrize("name", PLAIN_PEERS)
+def test_plain_peer_verdicts_do_not_depend_on_order(tmp_path, name):
+    def run(label: str, *extra: str) -> Verdicts:
+        workdir = tmp_path / label
+        workdir.mkdir()
+        with peer(name) as url:
+            verdicts = run_suites(
+                workdir, f"--target-url={url}", *PEER_RUN, *ORDER_RUN, *extra, f"--summary-dir={workdir}",
+                timeout_s=900,
+            )  # fmt: skip
+        assert verdicts.outcomes, verdicts.output[-3000:]
+        return verdicts
+
+    ordered = run("ordered")
+    assert "shuffle seed:" not in ordered.output
+    report = []
+    for seed in SHUFFLE_SEEDS:
+        order_file = tmp_path / f"order-{seed}.txt"
+        shuffled = run(f"seed-{seed}", f"--shuffle-seed={seed}", f"--shuffle-order-file={order_file}")
+        assert order_file.is_file() and list(shuffled.outcomes) != list(ordered.outcomes), "the order is the same"
+        report += [f"seed {seed}: {line}" for line in order_differences(ordered, shuffled)]
+    print("\n".join(report) or "no differences")
+    assert not report, (
+        f"{len(report)} verdict(s) on the {name} peer depend on the order (shuffled with -p tests.shuffle_plugin "
+        "--shuffle-seed=N):\n" + "\n".join(report)
+    )

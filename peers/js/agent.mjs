@@ -7,6 +7,15 @@
 //
 //   node peers/js/agent.mjs --port 0        # prints "listening http://127.0.0.1:PORT/" first
 //
+// --plain runs instead a plain agent as a user would build it on the SDK (issue 15's "plain agents built on the
+// official SDKs"): the same stock handler, stores and push sender, but no scenario contract on the card or in
+// behaviour, jsonRpcHandler at /a2a (not the origin), the card only at the origin's /.well-known/agent-card.json
+// (A2A §8.2), streaming: true with the SDK's own SSE answers (SendStreamingMessage, SubscribeToTask), and an
+// ordinary executor: every message becomes a Task that goes WORKING, works --work-ms (default 50 ms) and
+// COMPLETES with a text artifact echoing the message's text; CancelTask cancels it while it works.
+//
+//   node peers/js/agent.mjs --plain --port 0   # prints "listening http://127.0.0.1:PORT/a2a" first
+//
 // Authentication is ignored: every caller is the SDK's unauthenticated user (Authorization, Nylorun-Subject
 // and Nylorun-Scopes are accepted and not read), so all callers share one task space.
 
@@ -30,17 +39,26 @@ const SCENARIOS = ['complete', 'echo', 'ask', 'slow', 'fail', 'inspect'];
 const DEFAULT_SLOW_MS = 2000;
 const MAX_SLOW_MS = 10 * 60 * 1000;
 const INSPECT_LIMIT = 8 * 1024 * 1024;
+const PLAIN_RPC_PATH = '/a2a';
+const DEFAULT_WORK_MS = 50;
 
 function parseArgs(argv) {
-  const args = { port: 0, host: '127.0.0.1', pushTimeoutMs: 5000 };
+  const args = { port: 0, host: '127.0.0.1', pushTimeoutMs: 5000, plain: false, workMs: DEFAULT_WORK_MS };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
+    if (flag === '--plain') {
+      args.plain = true;
+      continue;
+    }
     if (flag === '--port') args.port = Number.parseInt(value, 10);
+    else if (flag === '--work-ms') args.workMs = Number.parseInt(value, 10);
     else if (flag === '--host') args.host = value;
     else if (flag === '--push-timeout-ms') args.pushTimeoutMs = Number.parseInt(value, 10);
     else if (flag === '--help' || flag === '-h') {
-      process.stdout.write('usage: node peers/js/agent.mjs [--port N] [--host 127.0.0.1] [--push-timeout-ms 5000]\n');
+      process.stdout.write(
+        'usage: node peers/js/agent.mjs [--plain [--work-ms 50]] [--port N] [--host 127.0.0.1] [--push-timeout-ms 5000]\n',
+      );
       process.exit(0);
     } else {
       process.stderr.write(`unknown argument ${flag}\n`);
@@ -50,6 +68,10 @@ function parseArgs(argv) {
   }
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
     process.stderr.write('--port must be 0..65535\n');
+    process.exit(2);
+  }
+  if (!Number.isInteger(args.workMs) || args.workMs < 0) {
+    process.stderr.write('--work-ms must be a whole number\n');
     process.exit(2);
   }
   return args;
@@ -299,6 +321,113 @@ class ScenarioExecutor {
   }
 }
 
+// ─── the plain agent (--plain) ─────────────────────────────────────────────────────────────────────────────
+
+class EchoExecutor {
+  constructor(workMs) {
+    this.workMs = workMs;
+    this.running = new Map(); // taskId -> {contextId, stop()}
+  }
+
+  async execute(requestContext, eventBus) {
+    const { taskId, contextId, userMessage } = requestContext;
+    const status = (state) =>
+      eventBus.publish(
+        AgentEvent.statusUpdate({ taskId, contextId, status: { state, timestamp: now() }, metadata: undefined }),
+      );
+    eventBus.publish(
+      AgentEvent.task(
+        requestContext.task ?? {
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+          artifacts: [],
+          history: [userMessage],
+          metadata: undefined,
+        },
+      ),
+    );
+    status(TaskState.TASK_STATE_WORKING);
+    const finished = await new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(true), this.workMs);
+      this.running.set(taskId, {
+        contextId,
+        stop: () => {
+          clearTimeout(timer);
+          resolve(false);
+        },
+      });
+    });
+    this.running.delete(taskId);
+    if (!finished) return; // cancelTask published CANCELED
+    const text = (userMessage.parts ?? [])
+      .filter((p) => p.content?.$case === 'text')
+      .map((p) => p.content.value)
+      .join(' ');
+    eventBus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: {
+          artifactId: crypto.randomUUID(),
+          name: 'echo',
+          description: '',
+          parts: [textPart(text)],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    status(TaskState.TASK_STATE_COMPLETED);
+  }
+
+  async cancelTask(taskId, eventBus) {
+    const running = this.running.get(taskId);
+    if (!running) return; // nothing runs: the handler answers TaskNotCancelable
+    this.running.delete(taskId);
+    eventBus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: running.contextId,
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }),
+    );
+    running.stop();
+  }
+}
+
+function plainAgentCard(url) {
+  return {
+    name: 'JS SDK plain peer agent',
+    description: 'A plain A2A 1.0 agent on @a2a-js/sdk 1.3 (JSON-RPC): it echoes what it is sent.',
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    provider: { organization: 'Nylorun A2A conformance kit (peer)', url: 'https://docs.nylorun.com/a2a/conformance' },
+    version: '0.1.0',
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: "Answers every message with a completed task whose artifact echoes the message's text.",
+        tags: ['echo'],
+        examples: ['hello'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+}
+
 // ─── the card and the server ───────────────────────────────────────────────────────────────────────────────
 
 function agentCard(url) {
@@ -330,33 +459,60 @@ function agentCard(url) {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const files = new Map();
-const executor = new ScenarioExecutor(files);
 const app = express();
+const server = args.plain ? servePlain() : serveContract();
 
-// The url parts of `complete` point here (plain Express: the SDK serves no files).
-app.get('/files/:taskId/:name', (req, res) => {
-  const file = files.get(req.params.taskId)?.get(req.params.name);
-  if (!file) {
-    res.status(404).type('text/plain').send('no such file');
-    return;
-  }
-  res.status(200).type(file.mediaType).send(file.bytes);
-});
+function serveContract() {
+  const files = new Map();
+  const executor = new ScenarioExecutor(files);
 
-const server = app.listen(args.port, args.host, () => {
-  const { port } = server.address();
-  const baseUrl = `http://${args.host}:${port}/`;
-  executor.baseUrl = baseUrl;
-  const card = agentCard(baseUrl);
-  const taskStore = new InMemoryTaskStore();
-  const pushStore = new InMemoryPushNotificationStore();
-  const pushSender = new DefaultPushNotificationSender(pushStore, { timeout: args.pushTimeoutMs });
-  const requestHandler = new DefaultRequestHandler(card, taskStore, executor, undefined, pushStore, pushSender);
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use('/', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  process.stdout.write(`listening ${baseUrl}\n`);
-});
+  // The url parts of `complete` point here (plain Express: the SDK serves no files).
+  app.get('/files/:taskId/:name', (req, res) => {
+    const file = files.get(req.params.taskId)?.get(req.params.name);
+    if (!file) {
+      res.status(404).type('text/plain').send('no such file');
+      return;
+    }
+    res.status(200).type(file.mediaType).send(file.bytes);
+  });
+
+  const listening = app.listen(args.port, args.host, () => {
+    const { port } = listening.address();
+    const baseUrl = `http://${args.host}:${port}/`;
+    executor.baseUrl = baseUrl;
+    const card = agentCard(baseUrl);
+    const taskStore = new InMemoryTaskStore();
+    const pushStore = new InMemoryPushNotificationStore();
+    const pushSender = new DefaultPushNotificationSender(pushStore, { timeout: args.pushTimeoutMs });
+    const requestHandler = new DefaultRequestHandler(card, taskStore, executor, undefined, pushStore, pushSender);
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+    app.use('/', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    process.stdout.write(`listening ${baseUrl}\n`);
+  });
+  return listening;
+}
+
+function servePlain() {
+  const listening = app.listen(args.port, args.host, () => {
+    const { port } = listening.address();
+    const endpoint = `http://${args.host}:${port}${PLAIN_RPC_PATH}`;
+    const card = plainAgentCard(endpoint);
+    const pushStore = new InMemoryPushNotificationStore();
+    const pushSender = new DefaultPushNotificationSender(pushStore, { timeout: args.pushTimeoutMs });
+    const requestHandler = new DefaultRequestHandler(
+      card,
+      new InMemoryTaskStore(),
+      new EchoExecutor(args.workMs),
+      undefined,
+      pushStore,
+      pushSender,
+    );
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+    app.use(PLAIN_RPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    process.stdout.write(`listening ${endpoint}\n`);
+  });
+  return listening;
+}
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {

@@ -18,6 +18,14 @@ Authentication is not checked: ``Authorization``, ``Nylorun-Subject`` and ``Nylo
 and every caller is the SDK's ``UnauthenticatedUser`` (one owner for all tasks and push configs).
 
 Run: ``.venv/bin/python -m peers.python.agent --port 0`` (prints ``listening http://127.0.0.1:PORT/``).
+
+``--plain`` runs instead a plain agent as a user would build it on the SDK (issue 15's "plain agents built on
+the official SDKs"): the same stock handler, stores and push sender, but no scenario contract on the card or in
+behaviour, the JSON-RPC route at ``/a2a`` (not the origin), the card only at the origin's
+``/.well-known/agent-card.json`` (A2A §8.2), ``streaming: true`` with the SDK's own SSE answers
+(SendStreamingMessage, SubscribeToTask), and an ordinary executor: every message becomes a Task that goes
+WORKING, works ``--work-ms`` (default 50 ms) and COMPLETES with a text artifact echoing the message's text.
+``.venv/bin/python -m peers.python.agent --plain --port 0`` prints ``listening http://127.0.0.1:PORT/a2a``.
 """
 
 from __future__ import annotations
@@ -69,6 +77,8 @@ DEFAULT_SLOW_MS = 2_000
 MAX_SLOW_MS = 600_000
 INSPECT_LIMIT = 8 * 1024 * 1024
 RPC_PATH = "/"
+PLAIN_RPC_PATH = "/a2a"
+DEFAULT_WORK_MS = 50
 
 
 class FileShelf:
@@ -284,10 +294,98 @@ def build_app(url: str) -> Starlette:
     return Starlette(routes=routes, lifespan=lifespan)
 
 
+class EchoExecutor(AgentExecutor):
+    """A plain agent's executor: each message becomes a Task that works briefly and completes with an echo."""
+
+    def __init__(self, work_s: float) -> None:
+        self.work_s = work_s
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        if task is None:
+            task = Task(
+                id=str(context.task_id),
+                context_id=str(context.context_id),
+                status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                history=[context.message] if context.message is not None else [],
+            )
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        await updater.start_work()
+        await asyncio.sleep(self.work_s)
+        await updater.add_artifact([new_text_part(context.get_user_input())], name="echo")
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, str(context.task_id), str(context.context_id))
+        await updater.cancel()
+
+
+def plain_agent_card(url: str) -> AgentCard:
+    return AgentCard(
+        name="python-sdk-plain-peer",
+        description="A plain A2A 1.0 agent on the official Python SDK (a2a-sdk 1.3): it echoes what it is sent.",
+        version="0.1.0",
+        provider=AgentProvider(organization="Nylorun A2A conformance kit (peer)", url="https://a2a-protocol.org/"),
+        supported_interfaces=[
+            AgentInterface(
+                url=url, protocol_binding=TransportProtocol.JSONRPC.value, protocol_version=PROTOCOL_VERSION_1_0
+            )
+        ],
+        capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=False),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[
+            AgentSkill(
+                id="echo",
+                name="Echo",
+                description="Answers every message with a completed task whose artifact echoes the message's text.",
+                tags=["echo"],
+                examples=["hello"],
+            )
+        ],
+    )
+
+
+def build_plain_app(origin: str, work_s: float = DEFAULT_WORK_MS / 1000) -> Starlette:
+    """A plain SDK agent: JSON-RPC at ``/a2a``, the card at the origin's well-known URI, nothing else."""
+    card = plain_agent_card(origin.rstrip("/") + PLAIN_RPC_PATH)
+    push_store = InMemoryPushNotificationConfigStore()
+    push_http = httpx.AsyncClient(timeout=10)
+    handler = DefaultRequestHandler(
+        agent_executor=EchoExecutor(work_s),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        push_config_store=push_store,
+        push_sender=BasePushNotificationSender(push_http, push_store),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await handler.aclose()
+        await push_http.aclose()
+
+    routes = [
+        *create_agent_card_routes(card, card_url=AGENT_CARD_WELL_KNOWN_PATH),
+        *create_jsonrpc_routes(handler, rpc_url=PLAIN_RPC_PATH),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m peers.python.agent", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1; 0 picks a free one (default)")
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level (default warning)")
+    parser.add_argument(
+        "--plain", action="store_true", help="a plain SDK agent: no scenario contract, JSON-RPC at /a2a, streaming"
+    )
+    parser.add_argument(
+        "--work-ms",
+        type=int,
+        default=DEFAULT_WORK_MS,
+        help=f"--plain: how long each task works (default {DEFAULT_WORK_MS})",
+    )
     args = parser.parse_args(argv)
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted connections only for a socket whose proto says
     # TCP, and without it uvicorn's two writes per answer wait ~40 ms for the client's delayed ACK.
@@ -300,9 +398,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/"
-    config = uvicorn.Config(build_app(url), log_level=args.log_level, timeout_graceful_shutdown=2)
+    if args.plain:
+        app = build_plain_app(url, max(0, args.work_ms) / 1000)
+        # SSE streams the SDK holds open end at shutdown; uvicorn waits for them at most this long.
+        config = uvicorn.Config(app, log_level=args.log_level, timeout_graceful_shutdown=2)
+        print(f"listening {url.rstrip('/')}{PLAIN_RPC_PATH}", flush=True)
+    else:
+        config = uvicorn.Config(build_app(url), log_level=args.log_level, timeout_graceful_shutdown=2)
+        print(f"listening {url}", flush=True)
     server = uvicorn.Server(config)
-    print(f"listening {url}", flush=True)
     print(f"  card: {url.rstrip('/')}{AGENT_CARD_WELL_KNOWN_PATH}", flush=True)
     server.run(sockets=[sock])
     return 0
