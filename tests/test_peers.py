@@ -34,9 +34,6 @@ PEERS = {
     "js-plain": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--plain", "--port", "0"],
 }
 PLAIN_PEERS = ("python-plain", "js-plain")
-# The plain peers' expectations hold false failures (issue 15's table) and failures still to explain; the kit's
-# checks are being changed under issue 15, and the files are regenerated after those fixes.
-PLAIN_PENDING = pytest.mark.xfail(strict=False, reason="expectations regenerated after issue 15's fixes")
 # The peers' stock push senders make one attempt per event and never retry, so the retry clock's scale only
 # sets how long the kit watches for deliveries that must not come; property checks need no shrinking here.
 PEER_RUN = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=10", "--property-profile=quick")
@@ -57,7 +54,7 @@ def peer(name: str) -> Iterator[str]:
 
 
 def peer_params(names) -> list:
-    return [pytest.param(n, marks=PLAIN_PENDING) if n in PLAIN_PEERS else n for n in sorted(names)]
+    return sorted(names)
 
 
 def origin_card(url: str) -> str:
@@ -126,11 +123,6 @@ def _tier(requirement_id: str) -> str:
 # two seeds, since one order can miss a dependence (seed 15 and seed 2 each find some on the JS peer).
 SHUFFLE_SEEDS = (15, 2)
 ORDER_RUN = ("-p", "tests.shuffle_plugin", "-p", "no:randomly")
-ORDER_PENDING = pytest.mark.xfail(
-    strict=False,
-    reason="issue 15 point 4: checks still read what earlier checks stored (ListTasks answers list the malformed "
-    "tasks other checks made the JS SDK store), so some verdicts depend on the order; the kit's checks are being fixed",
-)
 
 
 def order_differences(ordered: Verdicts, shuffled: Verdicts) -> list[str]:
@@ -147,7 +139,6 @@ def order_differences(ordered: Verdicts, shuffled: Verdicts) -> list[str]:
 
 
 @pytest.mark.slow
-@ORDER_PENDING
 @pytest.mark.parametrize("name", PLAIN_PEERS)
 def test_plain_peer_verdicts_do_not_depend_on_order(tmp_path, name):
     def run(label: str, *extra: str) -> Verdicts:
