@@ -1,33 +1,32 @@
-"""Shared helpers of the benchmarks: server processes on free loopback ports, requests, figures and tables.
-
-Every server runs in its own process on 127.0.0.1 (port 0: the server picks a free one) with its output in a
-log file (never a pipe, which a chatty server could fill and then block on), and is stopped at the end.
-"""
+"""Shared helpers of the benchmarks: requests, the machine, figures and tables (servers.py starts the servers)."""
 
 from __future__ import annotations
 
+import argparse
+import base64
 import contextlib
 import json
 import os
 import platform
+import secrets
 import shlex
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
-CONSOLE_SCRIPT = PYTHON.parent / "nylorun-reference-agent"
 KEY = "kit-key"  # the reference agent's default key: any subject, sessions:own
-START_TIMEOUT_S = 30.0
-STOP_TIMEOUT_S = 20.0
+TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
+
+
+def new_secret() -> str:
+    """A Standard Webhooks signing secret (``whsec_`` and 32 random bytes, base64)."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 def reference_headers(subject: str = "bench") -> dict[str, str]:
@@ -44,130 +43,6 @@ def reference_headers(subject: str = "bench") -> dict[str, str]:
 PLAIN_HEADERS = {"A2A-Version": "1.0", "Content-Type": "application/json"}
 
 
-@dataclass
-class Server:
-    """A server process: ``base`` is what it printed, ``url`` its JSON-RPC endpoint."""
-
-    name: str
-    base: str
-    url: str
-    process: subprocess.Popen
-    log: Path
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def log_text(self) -> str:
-        try:
-            return self.log.read_text(errors="replace")
-        except OSError:
-            return ""
-
-
-@contextlib.contextmanager
-def server_process(
-    name: str,
-    command: Sequence[str],
-    ready: Callable[[str], str | None],
-    endpoint: Callable[[str], str],
-    workdir: Path,
-) -> Iterator[Server]:
-    """Start ``command``; ``ready(line)`` returns the base URL from the line that announces it."""
-    log = workdir / f"{name}.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            list(command),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            cwd=REPO,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    try:
-        base = _wait_ready(process, log, ready)
-        yield Server(name, base, endpoint(base), process, log)
-    finally:
-        stop(process)
-
-
-def _wait_ready(process: subprocess.Popen, log: Path, ready: Callable[[str], str | None]) -> str:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        text = log.read_text(errors="replace") if log.exists() else ""
-        for line in text.splitlines():
-            base = ready(line)
-            if base:
-                return base
-        if process.poll() is not None:
-            raise RuntimeError(f"{process.args[0]} exited with {process.returncode}: {text[-2000:]!r}")
-        time.sleep(0.05)
-    raise RuntimeError(f"{process.args[0]} did not start within {START_TIMEOUT_S} s: {log.read_text()[-2000:]!r}")
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STOP_TIMEOUT_S)
-
-
-def reference_agent(workdir: Path, *args: str, db: Path | None = None, profile: Path | None = None):
-    """The reference agent as users run it (``nylorun-reference-agent --port 0 --db F``), optionally under cProfile."""
-    db = db or workdir / "reference-agent.sqlite3"
-    if profile is None:
-        command = [str(CONSOLE_SCRIPT)]
-    else:
-        command = [str(PYTHON), "-m", "cProfile", "-o", str(profile), "-m", "nylorun_a2a_kit.reference_agent"]
-    command += ["--host", "127.0.0.1", "--port", "0", "--db", str(db), *args]
-    prefix = "reference agent listening on "
-    return server_process(
-        "reference-agent",
-        command,
-        lambda line: line[len(prefix) :].strip() if line.startswith(prefix) else None,
-        lambda base: f"{base}/v1/a2a/agents/support",
-        workdir,
-    )
-
-
-def sdk_peer(workdir: Path):
-    """The a2a-sdk 1.3 peer (``python -m peers.python.agent --port 0``); its endpoint is the URL it prints."""
-    prefix = "listening "
-    return server_process(
-        "sdk-peer",
-        [str(PYTHON), "-m", "peers.python.agent", "--port", "0"],
-        lambda line: line[len(prefix) :].strip() if line.startswith(prefix + "http") else None,
-        lambda base: base,
-        workdir,
-    )
-
-
-PLAIN_PEERS = {
-    "python-plain": [str(PYTHON), "-m", "peers.python.agent", "--plain", "--port", "0"],
-    "js-plain": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--plain", "--port", "0"],
-}
-
-
-def plain_peer(workdir: Path, name: str):
-    """A plain SDK peer (``--plain``: no scenario contract, JSON-RPC at ``/a2a``); its endpoint is what it prints."""
-    prefix = "listening "
-    return server_process(
-        name,
-        PLAIN_PEERS[name],
-        lambda line: line[len(prefix) :].strip() if line.startswith(prefix + "http") else None,
-        lambda base: base,
-        workdir,
-    )
-
-
 @contextlib.contextmanager
 def workdir(prefix: str) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix=prefix) as path:
@@ -177,13 +52,20 @@ def workdir(prefix: str) -> Iterator[Path]:
 def rss_kib(pid: int) -> int | None:
     """VmRSS of a process in KiB (from /proc/<pid>/status), or None once it is gone."""
     try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
+        return memory_kib(pid, "VmRSS").get("VmRSS")
     except OSError:
         return None
-    return None
+
+
+def memory_kib(pid: int, *names: str) -> dict[str, int]:
+    """The ``names`` lines (VmRSS, VmHWM …) of /proc/<pid>/status, in KiB; OSError once the process is gone."""
+    found = {}
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in names:
+                found[name] = int(value.split()[0])
+    return found
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
@@ -237,6 +119,38 @@ def machine_line() -> str:
 def reproduce(module: str, argv: Sequence[str]) -> str:
     """The command that reproduces a run, from the repository root."""
     return shlex.join([".venv/bin/python", "-m", module, *argv])
+
+
+def parse(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    *,
+    defaults: dict[str, tuple[Any, Any]] | None = None,
+    at_most: dict[str, float] | None = None,
+    error: str = "",
+) -> argparse.Namespace:
+    """The options of ``argv``. Each option named in ``defaults`` that was left out (or 0) takes its (quick, full)
+    value as --quick says; each one named in ``at_most`` must be above 0 and at most its bound, else
+    ``parser.error(error)``."""
+    args = parser.parse_args(argv)
+    for name, (quick, full) in (defaults or {}).items():
+        setattr(args, name, getattr(args, name) or (quick if args.quick else full))
+    if not all(0 < getattr(args, name) <= bound for name, bound in (at_most or {}).items()):
+        parser.error(error)
+    return args
+
+
+def print_heading(module: str, argv: Sequence[str]) -> None:
+    """The two lines a benchmark that reports as it goes starts with: the machine and the command."""
+    print(f"machine: {machine_line()}")
+    print(f"reproduce: {reproduce(module, argv)}")
+
+
+def print_problems(problems: Sequence[str], none: str) -> None:
+    """A closing list of problems, or the line ``none`` says when there are none."""
+    print("\nproblems:" if problems else f"\n{none}")
+    for problem in problems:
+        print(f"  - {problem}")
 
 
 def rpc(method: str, params: Any, request_id: Any = 1) -> bytes:

@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import common
+from benchmarks import common, servers
 from benchmarks.suite_speed import PYTEST, REPO, Run, parse_junit
 
 # --quick: the error checks and the property checks of GetTask and GetTaskPushNotificationConfig (failures that
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(prog="python -m benchmarks.failing_speed", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help=f"only {' '.join(QUICK)}")
-    p.add_argument("--peers", nargs="+", choices=sorted(common.PLAIN_PEERS), default=sorted(common.PLAIN_PEERS))
+    p.add_argument("--peers", nargs="+", choices=sorted(servers.PLAIN_PEERS), default=sorted(servers.PLAIN_PEERS))
     p.add_argument("-n", "--workers", type=int, default=0, help="pytest-xdist workers for every run (default serial)")
     p.add_argument("--property-profile", default=None, help="for every run (default: the kit's, ci)")
     p.add_argument("--keep", type=Path, help="keep each run's log, JUnit XML and summary in this directory")
@@ -117,12 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("\n".join(report(*reference)))
         for name in args.peers:
-            if common.PLAIN_PEERS[name][0] == "node" and (
+            if servers.PEERS[name][0] == "node" and (
                 shutil.which("node") is None or not (REPO / "node_modules" / "@a2a-js" / "sdk").is_dir()
             ):
                 print(f"\n{name}: not run (Node.js or `npm ci` missing)")
                 continue
-            with common.plain_peer(work, name) as peer:
+            with servers.peer(work, name) as peer:
                 run = run_suites(name, work, [*shared, f"--target-url={peer.url}", *PEER_OPTIONS], [peer.pid])
             results.append(run)
             print()

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from benchmarks import common
 
-REPO = Path(__file__).resolve().parent.parent
-PYTEST = Path(sys.executable).parent / "pytest"
+REPO = common.REPO
+PYTEST = common.PYTHON.parent / "pytest"
 QUICK_FILES = ("suites/test_card.py", "suites/test_versioning.py")
 GOAL_CASES, GOAL_SECONDS = 500, 60.0
 # What a line of a test waits on, when it waits on something real.
@@ -164,8 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", choices=("serial", "n2"), help="run only one of the two")
     args = p.parse_args(argv)
     files = QUICK_FILES if args.quick else ()
-    print(f"machine: {common.machine_line()}")
-    print(f"reproduce: {common.reproduce('benchmarks.suite_speed', argv)}")
+    common.print_heading("benchmarks.suite_speed", argv)
     with tempfile.TemporaryDirectory(prefix="suite-speed-") as tmp:
         started = time.perf_counter()
         collect = subprocess.run(
