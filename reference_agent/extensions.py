@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-INTERACTIONS = "https://docs.nylorun.com/a2a/interactions/v1"
-EFFECTS = "https://docs.nylorun.com/a2a/effects/v1"
-PROGRESS = "https://docs.nylorun.com/a2a/progress/v1"
-TELEMETRY = "https://docs.nylorun.com/a2a/telemetry/v1"
-FILES = "https://docs.nylorun.com/a2a/files/v1"
+from nylorun_a2a_kit import schemas
+
+INTERACTIONS = schemas.extension_uri("interactions")
+EFFECTS = schemas.extension_uri("effects")
+PROGRESS = schemas.extension_uri("progress")
+TELEMETRY = schemas.extension_uri("telemetry")
+FILES = schemas.extension_uri("files")
 DESCRIPTIONS = {
     INTERACTIONS: "Approvals, questions and connections, typed.",
     EFFECTS: "The effect whose outcome was lost, while the task stays working.",
@@ -22,7 +24,7 @@ DESCRIPTIONS = {
     FILES: "Each artifact's kind, version, size, sha256 and path.",
 }
 DECLARED = frozenset(DESCRIPTIONS)
-V1 = frozenset({INTERACTIONS, EFFECTS})
+V1 = frozenset(schemas.extension_uris("v1"))
 
 
 def requested(header_values: Iterable[str]) -> list[str]:

@@ -15,21 +15,13 @@ import hashlib
 import json
 from typing import Any
 
+from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, Store, TaskRecord
 
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
-STATUS = {
-    "TASK_STATE_SUBMITTED": "running",
-    "TASK_STATE_WORKING": "running",
-    "TASK_STATE_INPUT_REQUIRED": "paused",
-    "TASK_STATE_AUTH_REQUIRED": "paused",
-    "TASK_STATE_COMPLETED": "completed",
-    "TASK_STATE_FAILED": "failed",
-    "TASK_STATE_REJECTED": "failed",
-    "TASK_STATE_CANCELED": "cancelled",
-}
+STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]
 
 
 class FeedError(ValueError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -238,19 +237,7 @@ class Dispatcher:
         }
 
 
-def parse_json(body: bytes) -> Any:
-    """The body as JSON (RFC 8259), or ValueError: no NaN or Infinity, no lone surrogate, no nesting past
-    the parser (a lone surrogate parses but is no Unicode text: it could not be stored or answered)."""
-    try:
-        value = json.loads(body, parse_constant=_not_json)
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except (RecursionError, UnicodeEncodeError) as exc:
-        raise ValueError(str(exc)) from None
-    return value
-
-
-def _not_json(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+parse_json = schemas.parse_json  # the one strict JSON reader
 
 
 def params_schema(method: str) -> str:

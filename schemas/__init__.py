@@ -98,6 +98,22 @@ def absolute(ref: str) -> str:
     return ref if ref.startswith(("http://", "https://")) else BASE + ref
 
 
+def parse_json(body: bytes | str) -> Any:
+    """The body as JSON (RFC 8259), or ValueError: no NaN or Infinity (which Python's parser would take), no
+    lone surrogate (it parses, but is no Unicode text: no proto string can hold it), no nesting past the parser.
+    The one strict reader, for the kit's client and the reference agent alike."""
+    try:
+        value = json.loads(body, parse_constant=_not_json)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (RecursionError, UnicodeEncodeError) as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 @cache
 def validator(ref: str) -> jsonschema.Draft202012Validator:
     """A validator for ``ref`` (relative to :data:`BASE`), with the format checker on."""
@@ -172,6 +188,22 @@ class Extension:
     def ref(self, location: str) -> str | None:
         fragment = self.on.get(location)
         return None if fragment is None else self.document + fragment
+
+
+def extension_uri(name: str) -> str:
+    """The URI of the profile extension named ``name`` (``interactions``, ``effects``, ``progress``…)."""
+    return next(uri for uri in extensions() if uri.rstrip("/").rsplit("/", 2)[-2] == name)
+
+
+def extension_uris(since: str | None = None) -> tuple[str, ...]:
+    """The profile's extension URIs, oldest version of the profile first; only those of ``since`` when given."""
+    ordered = sorted(extensions().values(), key=lambda e: (e.since, e.uri))
+    return tuple(e.uri for e in ordered if since is None or e.since == since)
+
+
+def tiers() -> tuple[str, ...]:
+    """The tiers a target can claim: core A2A 1.0, then one per version of the profile its extensions arrive in."""
+    return ("core", *(f"profile-{since}" for since in sorted({e.since for e in extensions().values()})))
 
 
 @cache

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import fetch
-from nylorun_a2a_kit.fixtures.target import PROFILE_V2_EXTENSIONS, Target
+from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
 # RFC 9111 §5.2: a max-age directive with delta-seconds (the token form, or the quoted form senders must not
@@ -91,7 +91,7 @@ def test_card_is_not_signed(card_exchange):
 def test_profile_extensions_are_declared_optional(target: Target, card_exchange):
     extensions = _card(card_exchange)["capabilities"].get("extensions") or []
     declared = {e.get("uri"): e for e in extensions}
-    expected = PROFILE_V2_EXTENSIONS if target.claim == "profile-v2" else PROFILE_V2_EXTENSIONS[:2]
+    expected = PROFILE_V2_EXTENSIONS if target.claim == "profile-v2" else PROFILE_V1_EXTENSIONS
     missing = [uri for uri in expected if uri not in declared]
     if missing:
         card_exchange.fail(f"the card does not declare {', '.join(missing)}")

@@ -13,16 +13,8 @@ from nylorun_a2a_kit.fixtures import drivers
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 from nylorun_a2a_kit.fixtures.target import Target
 
-FEED_STATUS = {
-    "TASK_STATE_WORKING": "running",
-    "TASK_STATE_SUBMITTED": "running",
-    "TASK_STATE_INPUT_REQUIRED": "paused",
-    "TASK_STATE_AUTH_REQUIRED": "paused",
-    "TASK_STATE_COMPLETED": "completed",
-    "TASK_STATE_FAILED": "failed",
-    "TASK_STATE_REJECTED": "failed",
-    "TASK_STATE_CANCELED": "cancelled",
-}
+# The task state each turn status stands for, as the feed schema decides it (the agent reads the same map).
+FEED_STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]
 WALK_LIMIT = 2000  # pages; a bounded walk
 
 
