@@ -14,7 +14,11 @@ which pytest 9 no longer reads).
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.crash import ALLOWED_AFTER_CRASH, Plan, run_crash
+
+pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
 
 PLAN = Plan(
     inflight=3,

@@ -19,6 +19,8 @@ import pytest
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import Verdicts, run_once, run_suites, shared_dir
 
+pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
+
 CLEAN = "(clean)"
 PUSH_OFF = "(push-off)"
 

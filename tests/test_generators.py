@@ -131,7 +131,8 @@ def test_every_announced_kind_is_produced(ref, kind):
 
 
 def test_kinds_per_method():
-    full = {"bad-format", "bad-pattern", "missing-required", "out-of-range", "too-short", "wrong-type"}
+    # No bad-format for SendMessage: its URL fields carry no URI format (a2a.proto sets none).
+    full = {"bad-pattern", "missing-required", "out-of-range", "too-short", "wrong-type"}
     full |= {"excluded-value", "two-contents", "unknown-enum"}
     assert strategies.kinds_for("methods/SendMessage.json#/$defs/params") == full
     assert strategies.kinds_for(LIST_TASKS) == {
@@ -160,11 +161,22 @@ def test_page_size_out_of_range_is_tolerated(bound):
     assert mutant.tolerated == ("refuse-or-clamp",) and mutant.field == "pageSize"
 
 
-def test_other_out_of_range_fields_are_not_tolerated():
+def test_history_length_out_of_range_is_tolerated_as_a_clamp():
+    # A negative historyLength may be served as 0 (TASK-11's decision), so the schema marks it refuse-or-clamp.
     mutant = find(
         strategies.mutations(LIST_TASKS, {"out-of-range"}), lambda m: m.field == "historyLength", settings=FIND
     )
-    assert mutant.value["historyLength"] in (-1, 2**31) and mutant.tolerated == ()
+    assert mutant.value["historyLength"] in (-1, 2**31) and mutant.tolerated == ("refuse-or-clamp",)
+
+
+def test_unknown_enum_values_are_tolerated_only_where_the_field_is_optional():
+    optional = find(strategies.mutations(LIST_TASKS, {"unknown-enum"}), lambda m: m.field == "status", settings=FIND)
+    required = find(
+        strategies.mutations("methods/SendMessage.json#/$defs/params", {"unknown-enum"}),
+        lambda m: m.field == "role",
+        settings=FIND,
+    )
+    assert optional.tolerated == ("refuse-or-ignore",) and required.tolerated == ()
 
 
 def test_mutations_reject_unknown_kinds():
@@ -183,8 +195,8 @@ def test_named_mutations_look_as_documented():
 
 
 def test_normalise_merges_a_ref_with_its_sibling_keywords():
-    params = strategies.normalise("methods/CreateTaskPushNotificationConfig.json#/$defs/params")
-    assert set(params["required"]) == {"url", "taskId"}
+    params = strategies.normalise("methods/GetTaskPushNotificationConfig.json#/$defs/params")
+    assert set(params["required"]) == {"taskId", "id"}
     assert params["properties"]["taskId"] == {"type": "string", "minLength": 1}
     role = strategies.normalise("a2a/Message.json")["properties"]["role"]
     assert role["not"] == {"const": "ROLE_UNSPECIFIED"} and "ROLE_USER" in role["enum"]

@@ -70,12 +70,20 @@ def _client_answering(body: dict) -> A2AClient:
 def test_shape_error_names_the_json_path_and_rule():
     task = {"id": "t1", "status": {"state": "TASK_STATE_DONE", "timestamp": "2026-01-01T00:00:00Z"}}
     client = _client_answering({"jsonrpc": "2.0", "id": "r1", "result": task})
+    exchange = client.call("GetTask", {"id": "t1"}, request_id="r1")  # a check reads past it (SHAPE-01's)
+    assert exchange.violations and exchange.task["id"] == "t1"
     with pytest.raises(ShapeError) as caught:
-        client.call("GetTask", {"id": "t1"}, request_id="r1")
+        exchange.expect_shape()
     message = str(caught.value)
     assert "$.result.status.state" in message and "enum" in message
     assert "→ POST http://agent.test/rpc  [GetTask]" in message and "TASK_STATE_DONE" in message
     assert "Bearer ***" in message, "the application key is never quoted"
+
+
+def test_a_broken_envelope_fails_the_check_at_once():
+    client = _client_answering({"jsonrpc": "2.0", "id": "r1", "result": {}, "error": {"code": -1, "message": "x"}})
+    with pytest.raises(ShapeError):
+        client.call("GetTask", {"id": "t1"}, request_id="r1")
 
 
 def test_wrong_answer_id_fails_the_check():
@@ -84,30 +92,6 @@ def test_wrong_answer_id_fails_the_check():
     )
     with pytest.raises(AssertionError, match="is not the request's id"):
         client.call("GetTask", {"id": "t1"}, request_id="r1")
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["--timeout-s=soon"],
-        ["--claim=gold"],
-        ["--req=NOPE-99"],
-        ["--reference-fault=no-such-fault"],
-        ["--target-url=ftp://agent.example/a2a"],
-        ["--target-url=http://127.0.0.1:9/v1/a2a/agents/support"],
-        ["--property-profile=exhaustive"],
-        ["--delivery-in=header"],
-        ["--push-listen=abc"],
-        ["--summary-dir=/proc/nope"],
-        ["--alluredir=/proc/nope"],
-        ["--other-subject=a2a:conformance"],
-    ],
-    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable", "property-profile", "delivery-in",
-         "push-listen", "summary-dir", "alluredir", "same-subject"],
-)  # fmt: skip
-def test_bad_input_ends_the_run_in_one_line(tmp_path, args):
-    verdicts = run_suites(tmp_path, *args, timeout_s=60)
-    _one_error_line(verdicts)
 
 
 def _one_error_line(verdicts) -> str:
@@ -119,16 +103,6 @@ def _one_error_line(verdicts) -> str:
     return errors[0]
 
 
-@pytest.mark.parametrize(
-    ("variable", "value"),
-    [("NYLORUN_A2A_CLAIM", "gold"), ("NYLORUN_A2A_TIMEOUT_S", "soon"), ("NYLORUN_A2A_PUSH_LISTEN", "abc"),
-     ("NYLORUN_A2A_STRICT_SHOULD", "perhaps"), ("NYLORUN_RATE_LIMIT_ATTEMPTS", "-1")],
-)  # fmt: skip
-def test_a_bad_environment_value_names_the_variable_and_the_value(tmp_path, variable, value):
-    error = _one_error_line(run_suites(tmp_path, env={variable: value}, timeout_s=60))
-    assert variable in error and repr(value) in error, error
-
-
 def test_every_option_has_an_environment_variable_of_one_scheme():
     for spec in options.OPTIONS:
         names = options.env_names(spec.name)
@@ -138,11 +112,7 @@ def test_every_option_has_an_environment_variable_of_one_scheme():
     assert {"NYLORUN_RUNTIME_URL", "NYLORUN_SERVER_KEY"} <= aliases, "the client page's names are read"
 
 
-def test_old_environment_names_are_still_read(tmp_path):
-    verdicts = run_suites(tmp_path, "--req=CARD-01", "--collect-only", env={"NYLORUN_SUBJECT": "a2a:old-name"})
-    assert verdicts.returncode == 0, verdicts.output[-2000:]
-
-
+@pytest.mark.slow
 def test_a_wrong_key_ends_the_run_before_any_check(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base:
         verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--key=wrong", timeout_s=60)
@@ -151,6 +121,7 @@ def test_a_wrong_key_ends_the_run_before_any_check(tmp_path):
     assert not verdicts.outcomes, "no check ran"
 
 
+@pytest.mark.slow
 def test_a_target_url_serving_html_ends_the_run_before_any_check(tmp_path, card_server):
     base, served = card_server
     served["card"] = VALID_CARD
@@ -159,6 +130,7 @@ def test_a_target_url_serving_html_ends_the_run_before_any_check(tmp_path, card_
     assert "HTML page" in error and "--target-url" in error, error
 
 
+@pytest.mark.slow
 def test_a_target_that_goes_silent_stops_the_run_without_a_verdict(tmp_path):
     with (
         agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base,
@@ -207,6 +179,7 @@ def card_server():
     thread.join(timeout=10)
 
 
+@pytest.mark.slow
 def test_invalid_card_ends_the_run_in_one_line(tmp_path, card_server):
     base, served = card_server
     served["card"] = {"name": "no version, no interfaces"}
@@ -217,6 +190,7 @@ def test_invalid_card_ends_the_run_in_one_line(tmp_path, card_server):
     assert "Traceback" not in verdicts.output
 
 
+@pytest.mark.slow
 def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
     # CI=true, as in a release pipeline: pytest then prints the short summary lines whole.
     verdicts = run_suites(tmp_path, "--reference-fault=wrong-error-code", "--req=TASK-05,TASK-06", "-rf",
@@ -235,6 +209,7 @@ def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
     assert len(failure.splitlines()) < 80, failure
 
 
+@pytest.mark.slow
 def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
     verdicts = run_suites(
         tmp_path,
@@ -253,6 +228,7 @@ def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
 EMBEDDED_ONLY = ("give --push-closed-listen", "give --push-refused-listen", "whether a remote Runtime allows")
 
 
+@pytest.mark.slow
 def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
     embedded = run_suites(tmp_path)
     secret = "whsec_" + base64.b64encode(b"s" * 32).decode()
@@ -289,6 +265,7 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
     assert not differ, differ
 
 
+@pytest.mark.slow
 def test_runtime_url_and_key_come_from_the_environment(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "env-key", "--wait-ms", "1500") as base:
         verdicts = run_suites(
@@ -300,6 +277,7 @@ def test_runtime_url_and_key_come_from_the_environment(tmp_path):
     assert set(verdicts.outcomes.values()) == {"passed"}, verdicts.summary()
 
 
+@pytest.mark.slow
 def test_core_claim_skips_profile_checks_with_a_reason(tmp_path):
     verdicts = run_suites(tmp_path, "--claim=core")
     assert verdicts.returncode == 0, verdicts.output[-3000:]
@@ -308,9 +286,12 @@ def test_core_claim_skips_profile_checks_with_a_reason(tmp_path):
     for test_id in skipped:
         message = verdicts.messages[test_id]
         assert message.startswith("not applicable:"), message
-        assert "claims A2A 1.0 core" in message or "pushNotifications true" in message, message
+        assert any(why in message for why in ("claims A2A 1.0 core", "pushNotifications true", "streaming false")), (
+            message
+        )
 
 
+@pytest.mark.slow
 def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key", "--hide-scenarios") as base:
         verdicts = run_suites(
@@ -323,6 +304,7 @@ def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(t
     assert all(verdicts.messages[t].startswith(("not applicable:", "not checked:")) for t in skipped), verdicts.messages
 
 
+@pytest.mark.slow
 def test_summary_reports_the_tier_claimed_and_reached(tmp_path):
     verdicts = run_suites(tmp_path, "--reference-fault=text-approves", "--req=INTER-09,TASK-05", "-n", "2")
     assert verdicts.returncode == 1, verdicts.output[-3000:]

@@ -19,6 +19,8 @@ import pytest
 
 from tests.agent_process import agent_process
 
+pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
+
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "tests" / "peer-js-client.mjs"
 SDK = REPO / "node_modules" / "@a2a-js" / "sdk"

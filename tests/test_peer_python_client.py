@@ -38,6 +38,8 @@ from a2a.types.a2a_pb2 import (
 
 from tests.agent_process import agent_process
 
+pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
+
 KEY = "peer-client-key"
 SUBJECT = "a2a:python-sdk-client"
 PROFILE_HEADERS = {

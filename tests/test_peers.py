@@ -26,6 +26,8 @@ import pytest
 from tests.agent_process import listening_process
 from tests.suite_runs import REPO, Verdicts, run_suites
 
+pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
+
 EXPECTED = REPO / "peers" / "expected"
 PEERS = {
     "python": [sys.executable, "-m", "peers.python.agent", "--port", "0"],

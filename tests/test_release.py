@@ -18,6 +18,8 @@ from tests.agent_process import agent_process
 from tests.suite_runs import REPO, run_suites
 from tests.tck_install import installed_tck
 
+pytestmark = pytest.mark.slow  # runs of the suites and of the gate, each in a process of its own
+
 USAGE_ERROR = 4
 RELEASE_CLI = (sys.executable, "-m", "nylorun_a2a_kit.fixtures.release_cli")
 TCK_CLI = (
@@ -82,29 +84,6 @@ def test_a_listed_check_that_passes_is_reported_fixed_and_fails_only_when_strict
     strict = run_suites(tmp_path, "--req=TASK-05", *listed, "--strict-known=yes", lean=True)
     assert strict.returncode == 1, strict.output[-2000:]
     assert "remove it from the list" in strict.output
-
-
-@pytest.mark.parametrize(
-    ("text", "says"),
-    [
-        ("[[known]\nrequirement = 'TASK-05'", "not valid TOML"),
-        ('[[known]]\nrequirement = "NOPE-01"\nreason = "r"\nlink = "https://t.example/1"', "unknown requirement"),
-        (LISTED + LISTED, "a second time"),
-        (LISTED + "expires = 2020-01-01\n", "expired on 2020-01-01"),
-        ('[[known]]\nrequirement = "TASK-05"\nreason = "r"', "tracking link"),
-        (
-            '[[known]]\ntest = "suites/test_tasks.py::test_nothing"\nreason = "r"\nlink = "https://t.example/1"',
-            "no kit",
-        ),
-    ],
-    ids=["syntax", "unknown-id", "duplicate", "expired", "no-link", "unknown-test"],
-)
-def test_an_invalid_list_stops_the_run_in_one_line(tmp_path, text, says):
-    verdicts = run_suites(tmp_path, "--req=CARD-01", *_list(tmp_path, text), lean=True, timeout_s=60)
-    assert verdicts.returncode == USAGE_ERROR, verdicts.output
-    errors = [line for line in verdicts.output.splitlines() if line.startswith("ERROR:")]
-    assert len(errors) == 1 and says in errors[0], verdicts.output
-    assert "Traceback" not in verdicts.output
 
 
 @pytest.mark.req("REL-03")
