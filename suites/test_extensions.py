@@ -83,20 +83,29 @@ def test_other_version_does_not_fall_back_to_the_declared_one(target: Target, cl
         )
 
 
-@pytest.mark.req("EXT-03")
-@pytest.mark.parametrize(
+# The scenarios whose answers carry extension data in their messages.
+EXTENSION_DATA_SCENARIOS = pytest.mark.parametrize(
     "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("approve", "plan")]
 )
-def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str, cancel_at_end):
+
+
+def _paused_with_history(v2_client: A2AClient, scenario: str, cancel_at_end) -> tuple:
     task = v2_client.send(drivers.scenario(scenario)).task
     cancel_at_end(v2_client, task["id"])
-    uri = extensions.INTERACTIONS if scenario == "approve" else extensions.PROGRESS
     got = v2_client.get_task(task["id"], history_length=50)
+    return got, [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+
+
+@pytest.mark.req("EXT-03")
+@EXTENSION_DATA_SCENARIOS
+def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str, cancel_at_end):
+    got, messages = _paused_with_history(v2_client, scenario, cancel_at_end)
+    uri = extensions.INTERACTIONS if scenario == "approve" else extensions.PROGRESS
     if extensions.read(got.task, uri) is None:
         got.fail(f"the {scenario} scenario's data must ride in metadata under {uri}")
     in_parts = [
         part
-        for message in [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+        for message in messages
         for part in message.get("parts", [])
         if "data" in part and any(u in json.dumps(part["data"]) for u in extensions.V2)
     ]
@@ -105,14 +114,9 @@ def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str, c
 
 
 @pytest.mark.req("EXT-04")
-@pytest.mark.parametrize(
-    "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("approve", "plan")]
-)
+@EXTENSION_DATA_SCENARIOS
 def test_message_with_extension_data_lists_the_uri(v2_client: A2AClient, scenario: str, cancel_at_end):
-    task = v2_client.send(drivers.scenario(scenario)).task
-    cancel_at_end(v2_client, task["id"])
-    got = v2_client.get_task(task["id"], history_length=50)
-    messages = [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
+    got, messages = _paused_with_history(v2_client, scenario, cancel_at_end)
     for message in messages:
         carried = {k for k in (message.get("metadata") or {}) if k.startswith(extensions.PROFILE_PREFIX)}
         missing = carried - set(message.get("extensions") or [])

@@ -82,9 +82,7 @@ def test_status_filter(client: A2AClient):
         exchange.fail("status TASK_STATE_FAILED should list only the failed task")
 
 
-@pytest.mark.req("LIST-03")
-def test_status_timestamp_after_filter_on_ordinary_tasks(client: A2AClient):
-    context, earlier, later = _two_ended(client)
+def _check_status_timestamp_cut(client: A2AClient, context: str, earlier: dict, later: dict) -> None:
     if not (_when(earlier) and _when(later)):
         pytest.skip("not checked: the tasks carry no status timestamp, so the filter's cut cannot be placed")
     exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
@@ -93,6 +91,12 @@ def test_status_timestamp_after_filter_on_ordinary_tasks(client: A2AClient):
         exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")
     if _when(earlier) < _when(later) and earlier["id"] in ids:
         exchange.fail("a task whose status changed before statusTimestampAfter must not be listed")
+
+
+@pytest.mark.req("LIST-03")
+def test_status_timestamp_after_filter_on_ordinary_tasks(client: A2AClient):
+    context, earlier, later = _two_ended(client)
+    _check_status_timestamp_cut(client, context, earlier, later)
 
 
 @pytest.mark.req("LIST-03")
@@ -103,14 +107,7 @@ def test_status_timestamp_after_filter(client: A2AClient):
     earlier = drivers.run(client, "complete", context_id=context)
     # A slow turn ends strictly later than the first one, so the two timestamps cannot tie.
     later = drivers.settle(client, drivers.run(client, "slow", 200, context_id=context))
-    if not (_when(earlier) and _when(later)):
-        pytest.skip("not checked: the tasks carry no status timestamp, so the filter's cut cannot be placed")
-    exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
-    ids = _ids(exchange)
-    if later["id"] not in ids:
-        exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")
-    if _when(earlier) < _when(later) and earlier["id"] in ids:
-        exchange.fail("a task whose status changed before statusTimestampAfter must not be listed")
+    _check_status_timestamp_cut(client, context, earlier, later)
 
 
 @pytest.mark.req("LIST-04")
@@ -204,18 +201,22 @@ def test_single_page_has_empty_next_token(client: A2AClient):
         exchange.fail('nextPageToken must be present and "" when there are no more pages')
 
 
-@pytest.mark.req("LIST-10")
-def test_artifacts_only_with_include_artifacts_on_an_ordinary_task(client: A2AClient):
-    context = drivers.new_context()
-    task = drivers.ordinary(client, context_id=context)
-    if not client.get_task(task["id"]).task.get("artifacts"):
-        pytest.skip("not checked: the task of an ordinary message has no artifacts to list or leave out")
+def _check_include_artifacts(client: A2AClient, context: str) -> None:
     without = client.list_tasks(contextId=context)
     if any("artifacts" in t for t in without.result["tasks"]):
         without.fail("without includeArtifacts the tasks must carry no artifacts field")
     with_ = client.list_tasks(contextId=context, includeArtifacts=True)
     if not all(t.get("artifacts") for t in with_.result["tasks"]):
         with_.fail("with includeArtifacts the tasks must carry their artifacts")
+
+
+@pytest.mark.req("LIST-10")
+def test_artifacts_only_with_include_artifacts_on_an_ordinary_task(client: A2AClient):
+    context = drivers.new_context()
+    task = drivers.ordinary(client, context_id=context)
+    if not client.get_task(task["id"]).task.get("artifacts"):
+        pytest.skip("not checked: the task of an ordinary message has no artifacts to list or leave out")
+    _check_include_artifacts(client, context)
 
 
 @pytest.mark.req("LIST-10")
@@ -223,12 +224,7 @@ def test_artifacts_only_with_include_artifacts_on_an_ordinary_task(client: A2ACl
 def test_artifacts_only_with_include_artifacts(client: A2AClient):
     context = drivers.new_context()
     drivers.run(client, "complete", context_id=context)
-    without = client.list_tasks(contextId=context)
-    if any("artifacts" in t for t in without.result["tasks"]):
-        without.fail("without includeArtifacts the tasks must carry no artifacts field")
-    with_ = client.list_tasks(contextId=context, includeArtifacts=True)
-    if not all(t.get("artifacts") for t in with_.result["tasks"]):
-        with_.fail("with includeArtifacts the tasks must carry their artifacts")
+    _check_include_artifacts(client, context)
 
 
 @pytest.mark.req("LIST-11")

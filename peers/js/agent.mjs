@@ -187,16 +187,7 @@ class ScenarioExecutor {
     if (existing) {
       publish(AgentEvent.task(existing));
     } else {
-      publish(
-        AgentEvent.task({
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
-          artifacts: [],
-          history: [userMessage],
-          metadata: undefined,
-        }),
-      );
+      publish(AgentEvent.task(submittedTask(taskId, contextId, userMessage)));
     }
 
     // A message on a paused `ask` task answers it.
@@ -335,18 +326,7 @@ class EchoExecutor {
       eventBus.publish(
         AgentEvent.statusUpdate({ taskId, contextId, status: { state, timestamp: now() }, metadata: undefined }),
       );
-    eventBus.publish(
-      AgentEvent.task(
-        requestContext.task ?? {
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
-          artifacts: [],
-          history: [userMessage],
-          metadata: undefined,
-        },
-      ),
-    );
+    eventBus.publish(AgentEvent.task(requestContext.task ?? submittedTask(taskId, contextId, userMessage)));
     status(TaskState.TASK_STATE_WORKING);
     const finished = await new Promise((resolve) => {
       const timer = setTimeout(() => resolve(true), this.workMs);
@@ -400,62 +380,67 @@ class EchoExecutor {
   }
 }
 
-function plainAgentCard(url) {
+// The Task an execute call publishes first when the request names no existing task.
+function submittedTask(taskId, contextId, userMessage) {
   return {
-    name: 'JS SDK plain peer agent',
-    description: 'A plain A2A 1.0 agent on @a2a-js/sdk 1.3 (JSON-RPC): it echoes what it is sent.',
+    id: taskId,
+    contextId,
+    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+    artifacts: [],
+    history: [userMessage],
+    metadata: undefined,
+  };
+}
+
+function peerCard(url, { name, description, streaming, modes, skill }) {
+  return {
+    name,
+    description,
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: { organization: 'Nylorun A2A conformance kit (peer)', url: 'https://docs.nylorun.com/a2a/conformance' },
     version: '0.1.0',
-    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'Echo',
-        description: "Answers every message with a completed task whose artifact echoes the message's text.",
-        tags: ['echo'],
-        examples: ['hello'],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
+    defaultInputModes: modes,
+    defaultOutputModes: modes,
+    skills: [{ ...skill, inputModes: [], outputModes: [], securityRequirements: [] }],
     signatures: [],
   };
+}
+
+function plainAgentCard(url) {
+  return peerCard(url, {
+    name: 'JS SDK plain peer agent',
+    description: 'A plain A2A 1.0 agent on @a2a-js/sdk 1.3 (JSON-RPC): it echoes what it is sent.',
+    streaming: true,
+    modes: ['text/plain'],
+    skill: {
+      id: 'echo',
+      name: 'Echo',
+      description: "Answers every message with a completed task whose artifact echoes the message's text.",
+      tags: ['echo'],
+      examples: ['hello'],
+    },
+  });
 }
 
 // ─── the card and the server ───────────────────────────────────────────────────────────────────────────────
 
 function agentCard(url) {
-  return {
+  return peerCard(url, {
     name: 'JS SDK peer agent',
     description: 'A peer Agent built on @a2a-js/sdk 1.3 (A2A 1.0 JSON-RPC) running the kit scenario contract.',
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-    provider: { organization: 'Nylorun A2A conformance kit (peer)', url: 'https://docs.nylorun.com/a2a/conformance' },
-    version: '0.1.0',
-    capabilities: { streaming: false, pushNotifications: true, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain', 'application/json', 'application/octet-stream'],
-    defaultOutputModes: ['text/plain', 'application/json', 'application/octet-stream'],
-    skills: [
-      {
-        id: 'conformance-scenarios',
-        name: 'Conformance scenarios',
-        description: "Runs the kit's scenario contract: send 'scenario <name> [argument]' as the first text part.",
-        tags: [CONTRACT_TAG, ...SCENARIOS.map((name) => `scenario:${name}`)],
-        examples: SCENARIOS.map((name) => `scenario ${name}`),
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
+    streaming: false,
+    modes: ['text/plain', 'application/json', 'application/octet-stream'],
+    skill: {
+      id: 'conformance-scenarios',
+      name: 'Conformance scenarios',
+      description: "Runs the kit's scenario contract: send 'scenario <name> [argument]' as the first text part.",
+      tags: [CONTRACT_TAG, ...SCENARIOS.map((name) => `scenario:${name}`)],
+      examples: SCENARIOS.map((name) => `scenario ${name}`),
+    },
+  });
 }
 
 const args = parseArgs(process.argv.slice(2));

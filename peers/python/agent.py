@@ -232,10 +232,10 @@ class ScenarioExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message([new_text_part("Canceled, as asked.")]))
 
 
-def agent_card(url: str) -> AgentCard:
+def _card(url: str, name: str, description: str, streaming: bool, modes: list[str], skill: AgentSkill) -> AgentCard:
     return AgentCard(
-        name="python-sdk-peer",
-        description="A peer A2A 1.0 agent on the official Python SDK (a2a-sdk 1.3), running the kit's scenarios.",
+        name=name,
+        description=description,
         version="0.1.0",
         provider=AgentProvider(organization="Nylorun A2A conformance kit (peer)", url="https://a2a-protocol.org/"),
         supported_interfaces=[
@@ -243,42 +243,41 @@ def agent_card(url: str) -> AgentCard:
                 url=url, protocol_binding=TransportProtocol.JSONRPC.value, protocol_version=PROTOCOL_VERSION_1_0
             )
         ],
-        capabilities=AgentCapabilities(streaming=False, push_notifications=True, extended_agent_card=False),
-        default_input_modes=["text/plain", "application/json", "application/octet-stream"],
-        default_output_modes=["text/plain", "application/json", "application/octet-stream"],
-        skills=[
-            AgentSkill(
-                id="conformance-scenarios",
-                name="Conformance scenarios",
-                description="Runs the kit's scenario contract: send 'scenario <name> [argument]' as the first "
-                "text part.",
-                tags=[CONTRACT_TAG, *(f"scenario:{name}" for name in SCENARIOS)],
-                examples=["scenario complete", "scenario slow 2000"],
-            )
-        ],
+        capabilities=AgentCapabilities(streaming=streaming, push_notifications=True, extended_agent_card=False),
+        default_input_modes=modes,
+        default_output_modes=modes,
+        skills=[skill],
     )
 
 
-def build_app(url: str) -> Starlette:
-    """The Starlette app: the SDK's JSON-RPC route at ``/``, its card route, and the files route."""
-    shelf = FileShelf()
-    shelf.base_url = url.rstrip("/")
-    card = agent_card(url)
+def agent_card(url: str) -> AgentCard:
+    return _card(
+        url,
+        "python-sdk-peer",
+        "A peer A2A 1.0 agent on the official Python SDK (a2a-sdk 1.3), running the kit's scenarios.",
+        streaming=False,
+        modes=["text/plain", "application/json", "application/octet-stream"],
+        skill=AgentSkill(
+            id="conformance-scenarios",
+            name="Conformance scenarios",
+            description="Runs the kit's scenario contract: send 'scenario <name> [argument]' as the first text part.",
+            tags=[CONTRACT_TAG, *(f"scenario:{name}" for name in SCENARIOS)],
+            examples=["scenario complete", "scenario slow 2000"],
+        ),
+    )
+
+
+def _sdk_app(executor: AgentExecutor, card: AgentCard, rpc_path: str, routes: list | None = None) -> Starlette:
+    """The SDK's stock request handler (in-memory stores, its push sender) behind its card and JSON-RPC routes."""
     push_store = InMemoryPushNotificationConfigStore()
     push_http = httpx.AsyncClient(timeout=10)
     handler = DefaultRequestHandler(
-        agent_executor=ScenarioExecutor(shelf),
+        agent_executor=executor,
         task_store=InMemoryTaskStore(),
         agent_card=card,
         push_config_store=push_store,
         push_sender=BasePushNotificationSender(push_http, push_store),
     )
-
-    async def get_file(request: Request) -> Response:
-        data = shelf.get(request.path_params["task_id"], request.path_params["name"])
-        if data is None:
-            return Response("No such file.", status_code=404, media_type="text/plain")
-        return Response(data, media_type="text/plain")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -286,12 +285,28 @@ def build_app(url: str) -> Starlette:
         await handler.aclose()
         await push_http.aclose()
 
-    routes = [
+    served = [
         *create_agent_card_routes(card, card_url=AGENT_CARD_WELL_KNOWN_PATH),
-        *create_jsonrpc_routes(handler, rpc_url=RPC_PATH),
-        Route("/files/{task_id}/{name}", get_file, methods=["GET"]),
+        *create_jsonrpc_routes(handler, rpc_url=rpc_path),
+        *(routes or []),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=served, lifespan=lifespan)
+
+
+def build_app(url: str) -> Starlette:
+    """The Starlette app: the SDK's JSON-RPC route at ``/``, its card route, and the files route."""
+    shelf = FileShelf()
+    shelf.base_url = url.rstrip("/")
+    card = agent_card(url)
+
+    async def get_file(request: Request) -> Response:
+        data = shelf.get(request.path_params["task_id"], request.path_params["name"])
+        if data is None:
+            return Response("No such file.", status_code=404, media_type="text/plain")
+        return Response(data, media_type="text/plain")
+
+    files = Route("/files/{task_id}/{name}", get_file, methods=["GET"])
+    return _sdk_app(ScenarioExecutor(shelf), card, RPC_PATH, [files])
 
 
 class EchoExecutor(AgentExecutor):
@@ -322,55 +337,27 @@ class EchoExecutor(AgentExecutor):
 
 
 def plain_agent_card(url: str) -> AgentCard:
-    return AgentCard(
-        name="python-sdk-plain-peer",
-        description="A plain A2A 1.0 agent on the official Python SDK (a2a-sdk 1.3): it echoes what it is sent.",
-        version="0.1.0",
-        provider=AgentProvider(organization="Nylorun A2A conformance kit (peer)", url="https://a2a-protocol.org/"),
-        supported_interfaces=[
-            AgentInterface(
-                url=url, protocol_binding=TransportProtocol.JSONRPC.value, protocol_version=PROTOCOL_VERSION_1_0
-            )
-        ],
-        capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=False),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-        skills=[
-            AgentSkill(
-                id="echo",
-                name="Echo",
-                description="Answers every message with a completed task whose artifact echoes the message's text.",
-                tags=["echo"],
-                examples=["hello"],
-            )
-        ],
+    return _card(
+        url,
+        "python-sdk-plain-peer",
+        "A plain A2A 1.0 agent on the official Python SDK (a2a-sdk 1.3): it echoes what it is sent.",
+        streaming=True,
+        modes=["text/plain"],
+        skill=AgentSkill(
+            id="echo",
+            name="Echo",
+            description="Answers every message with a completed task whose artifact echoes the message's text.",
+            tags=["echo"],
+            examples=["hello"],
+        ),
     )
 
 
 def build_plain_app(origin: str, work_s: float = DEFAULT_WORK_MS / 1000) -> Starlette:
     """A plain SDK agent: JSON-RPC at ``/a2a``, the card at the origin's well-known URI, nothing else."""
     card = plain_agent_card(origin.rstrip("/") + PLAIN_RPC_PATH)
-    push_store = InMemoryPushNotificationConfigStore()
-    push_http = httpx.AsyncClient(timeout=10)
-    handler = DefaultRequestHandler(
-        agent_executor=EchoExecutor(work_s),
-        task_store=InMemoryTaskStore(),
-        agent_card=card,
-        push_config_store=push_store,
-        push_sender=BasePushNotificationSender(push_http, push_store),
-    )
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        await handler.aclose()
-        await push_http.aclose()
-
-    routes = [
-        *create_agent_card_routes(card, card_url=AGENT_CARD_WELL_KNOWN_PATH),
-        *create_jsonrpc_routes(handler, rpc_url=PLAIN_RPC_PATH),
-    ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return _sdk_app(EchoExecutor(work_s), card, PLAIN_RPC_PATH)
 
 
 def main(argv: list[str] | None = None) -> int:
