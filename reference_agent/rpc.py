@@ -185,6 +185,10 @@ class Dispatcher:
     # -- push notification configs
 
     def _push_task(self, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+        # a2a.proto leaves TaskPushNotificationConfig.task_id optional (the HTTP binding carries it in the path);
+        # on JSON-RPC a config that names no task cannot be attached to one.
+        if not params.get("taskId"):
+            raise invalid_params([("taskId", "must name the task the push notification config is for")])
         return self.engine.owned(caller, params["taskId"], "configure")
 
     async def _m_CreateTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
