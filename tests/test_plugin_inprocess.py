@@ -31,6 +31,8 @@ def _one_error_line(result: pytest.RunResult) -> str:
         ["--req=NOPE-99"],
         ["--reference-fault=no-such-fault"],
         ["--target-url=ftp://agent.example/a2a"],
+        ["--target-url=http://[::1/v1/a2a/agents/support"],
+        ["--target-url=http://127.0.0.1:port/v1/a2a/agents/support"],
         ["--target-url=http://127.0.0.1:9/v1/a2a/agents/support"],
         ["--property-profile=exhaustive"],
         ["--delivery-in=header"],
@@ -39,7 +41,7 @@ def _one_error_line(result: pytest.RunResult) -> str:
         ["--alluredir=/proc/nope"],
         ["--other-subject=a2a:conformance"],
     ],
-    ids=["timeout", "claim", "req", "fault", "scheme", "unreachable", "property-profile", "delivery-in",
+    ids=["timeout", "claim", "req", "fault", "scheme", "bad-ipv6", "bad-port", "unreachable", "property-profile", "delivery-in",
          "push-listen", "summary-dir", "alluredir", "same-subject"],
 )  # fmt: skip
 def test_bad_input_ends_the_run_in_one_line(pytester: pytest.Pytester, args):

@@ -1,0 +1,92 @@
+"""Edges of the harness that a unit test reaches: a quiet stream, a check's own pytest.fail beside a broken
+shape, the receiver's public URL per worker, and which gate arguments name the kit's checks."""
+
+from __future__ import annotations
+
+import types
+
+import httpx
+import pytest
+
+from nylorun_a2a_kit.fixtures import failures, sse
+from nylorun_a2a_kit.fixtures.exchange import Exchange
+from nylorun_a2a_kit.fixtures.push_receiver import worker_public_url
+from nylorun_a2a_kit.fixtures.release_cli import _kit_command, _positional
+from nylorun_a2a_kit.schemas import ShapeViolation
+
+EVENT = b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'
+
+
+class _OneEventThenQuiet(httpx.SyncByteStream):
+    def __iter__(self):
+        yield EVENT
+        raise httpx.ReadTimeout("no bytes within the read timeout")
+
+
+def test_a_stream_that_stays_open_and_quiet_is_open_not_silent():
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_OneEventThenQuiet())
+    )
+    with httpx.Client(transport=transport) as http, http.stream("POST", "http://127.0.0.1:9/") as response:
+        body, closed = sse.read(response, 5.0)
+    assert (body, closed) == (EVENT, False)
+
+
+def _failed_call(exc: BaseException):
+    return types.SimpleNamespace(excinfo=types.SimpleNamespace(value=exc))
+
+
+def _item_naming(*ids: str):
+    marker = types.SimpleNamespace(args=ids)
+    return types.SimpleNamespace(iter_markers=lambda name: [marker] if name == "req" else [])
+
+
+def _read_answer_with_a_broken_result() -> list[Exchange]:
+    exchange = Exchange(
+        method="ListTasks", url="http://127.0.0.1:9/", request_headers=httpx.Headers(), request_body=b""
+    )
+    exchange.violations = [ShapeViolation("$.result.tasks[0].id", "type", "#/properties/id/type", "7 is not a string")]
+    exchange.read = {"result"}
+    return [exchange]
+
+
+@pytest.mark.parametrize(
+    ("exc", "not_checked"),
+    [(KeyError("id"), True), (AssertionError("own rule"), False), (pytest.fail.Exception("own rule"), False)],
+    ids=["crash-reading", "assertion", "pytest-fail"],
+)
+def test_only_a_check_that_crashed_reading_a_broken_answer_is_not_checked(exc, not_checked):
+    why = failures.unreadable_because_of_shape(
+        _item_naming("LIST-01"), _failed_call(exc), _read_answer_with_a_broken_result()
+    )
+    assert (why is not None) == not_checked, why
+
+
+@pytest.mark.parametrize(
+    ("public", "expected"),
+    [
+        ("http://receiver.example:8099/hooks", "http://receiver.example:8101/hooks"),
+        ("http://[::1]:8099/hooks", "http://[::1]:8101/hooks"),
+        ("http://user:pw@receiver.example:8099/", "http://user:pw@receiver.example:8101/"),
+        ("http://receiver.example:9000/", "http://receiver.example:9000/"),  # a proxy's own port stays
+        (None, None),
+    ],
+)
+def test_each_worker_publishes_its_own_receiver_port(public, expected):
+    assert worker_public_url(public, 8099, 8101) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "adds_the_suites"),
+    [
+        ([], True),
+        (["--deselect=suites/test_cancel.py::test_cancel_paused_task"], True),
+        (["--deselect", "suites/test_cancel.py::test_cancel_paused_task", "-k", "tasks.py"], True),
+        (["-n", "2", "suites/test_cancel.py"], False),
+        (["suites/test_cancel.py::test_cancel_paused_task"], False),
+        (["--pyargs", "nylorun_a2a_kit.suites.test_cancel"], False),
+    ],
+)
+def test_the_gate_adds_the_suites_unless_a_path_names_checks(tmp_path, args, adds_the_suites):
+    gate = types.SimpleNamespace(out=tmp_path, release=None, known_failures_dir=None, strict_known=False)
+    assert ("nylorun_a2a_kit.suites" in _kit_command(gate, args)[:5]) == adds_the_suites, _positional(args)
