@@ -129,7 +129,7 @@ def test_params_missing_what_is_required_get_invalid_params(client: A2AClient, m
     client.call(method, params).expect_error("InvalidParamsError")
 
 
-@pytest.mark.req("ERR-06")
+@pytest.mark.req("ERR-13")
 def test_an_unknown_status_filter_is_refused_or_ignored(client: A2AClient, target: Target):
     # A ProtoJSON parser set to ignore unknown fields drops an unknown enum value (A2A §5.7): the request is
     # then served as if unfiltered. The kit's preferred reading, a refusal (A2A §6.5's example), is --strict-spec.
@@ -219,7 +219,7 @@ def test_unknown_fields_are_ignored(client: A2AClient):
 def _error_cases(client: A2AClient):
     yield "TaskNotFoundError", lambda: client.get_task(drivers.new_context())
     yield "MethodNotFoundError", lambda: client.call("NoSuchMethod", {})
-    yield "InvalidParamsError", lambda: client.call("GetTask", {})
+    yield "InvalidParamsError", lambda: client.call("ListTasks", {"pageSize": "ten"})  # a wrong type: ERR-06's MUST
     yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version="9.9"))
 
 

@@ -230,11 +230,12 @@ def test_artifacts_only_with_include_artifacts(client: A2AClient):
 @pytest.mark.req("LIST-11")
 def test_history_length_applies_to_listed_tasks(client: A2AClient):
     context = drivers.new_context()
+    first = drivers.ordinary(client, context_id=context)
     drivers.ordinary(client, context_id=context)
-    drivers.ordinary(client, context_id=context)
-    exchange = client.list_tasks(contextId=context, historyLength=1)
-    if any(len(t.get("history") or []) > 1 for t in exchange.result["tasks"]):
-        exchange.fail("historyLength 1 allows at most one message per listed task")
+    limit = drivers.held_history(client, first["id"]) - 1  # one fewer than a listed task holds
+    exchange = client.list_tasks(contextId=context, historyLength=limit)
+    if any(len(t.get("history") or []) > limit for t in exchange.result["tasks"]):
+        exchange.fail(f"historyLength {limit} allows at most {limit} messages per listed task")
 
 
 @pytest.mark.req("LIST-12")

@@ -174,6 +174,7 @@ def test_send_history_length_bounds_an_ordinary_answer(client: A2AClient, length
     if "task" not in exchange.result:
         pytest.skip("not checked: the Agent answered an ordinary message with a Message, so there is no task")
     drivers.cancel_quietly(client, exchange.task["id"])
+    drivers.held_history(client, exchange.task["id"], cut=length)
     if len(exchange.task.get("history") or []) > length:
         exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
 

@@ -90,3 +90,46 @@ def test_each_worker_publishes_its_own_receiver_port(public, expected):
 def test_the_gate_adds_the_suites_unless_a_path_names_checks(tmp_path, args, adds_the_suites):
     gate = types.SimpleNamespace(out=tmp_path, release=None, known_failures_dir=None, strict_known=False)
     assert ("nylorun_a2a_kit.suites" in _kit_command(gate, args)[:5]) == adds_the_suites, _positional(args)
+
+
+def _task(state: str, task_id: str = "t-1") -> dict:
+    return {"result": {"task": {"id": task_id, "status": {"state": state}}}}
+
+
+def _status(state: str, task_id: str = "t-1") -> dict:
+    return {"result": {"statusUpdate": {"taskId": task_id, "status": {"state": state}}}}
+
+
+MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}
+
+
+@pytest.mark.parametrize(
+    ("events", "closed", "verdict"),
+    [
+        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")], True, (None, None)),
+        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED"), _task("TASK_STATE_COMPLETED")], True,
+         (None, None)),
+        ([MESSAGE], True, (None, None)),
+        ([_task("TASK_STATE_WORKING")], False, (None, "TASK_STATE_WORKING")),
+        ([], True, ("the stream carried no event", None)),
+        ([MESSAGE, MESSAGE], True, ("a stream that begins with a Message", None)),
+        ([MESSAGE], False, ("a stream that begins with a Message", None)),
+        ([_status("TASK_STATE_WORKING")], True, ("a stream must begin with the Task", None)),
+        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED", "t-2")], True, ("after the Task", None)),
+        ([_task("TASK_STATE_WORKING"), {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603}}], True,
+         ("a stream event is a JSON-RPC error", None)),
+        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")], False, ("the task reached", None)),
+    ],
+    ids=["task-then-updates", "final-snapshot", "one-message", "still-open", "no-event", "two-messages",
+         "message-left-open", "no-task-first", "another-task", "error-event", "terminal-left-open"],
+)  # fmt: skip
+def test_the_stream_rule_passes_what_a2a_allows_and_fails_each_break(events, closed, verdict):
+    from nylorun_a2a_kit.suites.test_streaming import stream_verdict
+
+    problem, unsettled = stream_verdict(events, closed)
+    expected_problem, expected_unsettled = verdict
+    assert unsettled == expected_unsettled, unsettled
+    if expected_problem is None:
+        assert problem is None, problem
+    else:
+        assert problem is not None and problem.startswith(expected_problem), problem

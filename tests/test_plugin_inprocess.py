@@ -41,8 +41,8 @@ def _one_error_line(result: pytest.RunResult) -> str:
         ["--alluredir=/proc/nope"],
         ["--other-subject=a2a:conformance"],
     ],
-    ids=["timeout", "claim", "req", "fault", "scheme", "bad-ipv6", "bad-port", "unreachable", "property-profile", "delivery-in",
-         "push-listen", "summary-dir", "alluredir", "same-subject"],
+    ids=["timeout", "claim", "req", "fault", "scheme", "bad-ipv6", "bad-port", "unreachable", "property-profile",
+         "delivery-in", "push-listen", "summary-dir", "alluredir", "same-subject"],
 )  # fmt: skip
 def test_bad_input_ends_the_run_in_one_line(pytester: pytest.Pytester, args):
     _one_error_line(pytester.runpytest_inprocess(*SUITES, *args))

@@ -15,6 +15,7 @@ from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.rpc import Compatibility, Problems, Reading, params_schema, parse_version
 
 INVALID_PARAMS = schemas.error_code("InvalidParamsError")
+TASK_STATES = tuple(schemas.resolve("a2a/TaskState.json")["enum"])
 
 # -- versions and extensions served
 
@@ -99,6 +100,21 @@ class NegativeHistoryAccepted(Reading):
         history = params.get("historyLength")
         if isinstance(history, int) and history < 0:
             params = {**params, "historyLength": 2**31 - 1}  # every message
+        return super().params(method, params)
+
+
+@declare(
+    "unknown-status-ignored",
+    "ListTasks drops an unknown status filter and lists unfiltered, as a ProtoJSON parser ignoring unknown enum "
+    "values does (right by default; --strict-spec asks the refusal)",
+    "ERR-13",
+    run_with=("--strict-spec=yes",),
+)
+class UnknownStatusIgnored(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        status = params.get("status")
+        if method == "ListTasks" and isinstance(status, str) and status not in TASK_STATES:
+            params = {name: v for name, v in params.items() if name != "status"}
         return super().params(method, params)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from aiohttp import web
@@ -100,3 +101,9 @@ def card_no_cache_control(request: web.Request, response: web.Response) -> None:
 @wire.served(*CARD_ROUTES)
 def card_no_etag(request: web.Request, response: web.Response) -> None:
     response.headers.popall("ETag", None)
+
+
+@declare("card-etag-per-request", "the Agent Card gets a new ETag on every fetch, though it has not changed", "CARD-10")
+@wire.served(*CARD_ROUTES)
+def card_etag_per_request(request: web.Request, response: web.Response) -> None:
+    response.headers["ETag"] = f'"{secrets.token_hex(8)}"'
