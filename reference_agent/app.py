@@ -26,7 +26,6 @@ from nylorun_a2a_kit.reference_agent.gate import (
     TURNS_ROUTE,
     Gate,
     Refused,
-    key_of,
     refuse,
 )
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
@@ -82,13 +81,10 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
 
 async def handle_turns(request: web.Request) -> web.StreamResponse:
     """GET /v1/turns: the change feed. A key alone reads the whole Tenant; with a subject, that subject's."""
-    config = request.app[CONFIG]
-    grant = config.keys.get(key_of(request))
-    if grant is None:
-        return refuse(401, "UNAUTHENTICATED", "Send an application key as Authorization: Bearer <key>.")
-    subject = request.headers.get("Nylorun-Subject", "").strip()
-    if subject and not grant.allows_subject(subject):
-        return refuse(403, "SUBJECT_NOT_ALLOWED", "This key may not act for that subject.")
+    try:
+        grant, subject = request.app[GATE].reader(request)
+    except Refused as refused:
+        return refused.response
     turns = request.app[FEED]
     try:
         body = turns.page(dict(request.query), turns.subjects(grant, subject))
@@ -113,9 +109,10 @@ def _none_match(request: web.Request, etag: str) -> bool:
 
 
 async def handle_card(request: web.Request) -> web.StreamResponse:
-    agent_id = request.app[GATE].agent_id(request)
-    if agent_id is None:
-        return refuse(404, "AGENT_NOT_FOUND", f"No Agent {request.match_info['agent_id']!r} on this Runtime.")
+    try:
+        agent_id = request.app[GATE].known_agent(request)
+    except Refused as refused:
+        return refused.response
     body = json.dumps(agent_card(agent_id, _endpoint(request, agent_id), request.app[CONFIG]))
     etag = card_etag(body)
     # The card changes only when the agent is started with another configuration (A2A §8.6.1).

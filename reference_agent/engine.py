@@ -323,7 +323,11 @@ class Waiting:
     async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
         if configuration.get("returnImmediately"):
             return task
-        return await self.engine.wait_settled(task.id, self.engine.config.a2a_wait_ms / 1000)
+        return await self.engine.wait_settled(task.id, self.wait_s())
+
+    def wait_s(self) -> float:
+        """The longest a blocking SendMessage waits: a2aWaitMs."""
+        return self.engine.config.a2a_wait_ms / 1000
 
 
 class Cancelling:

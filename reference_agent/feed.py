@@ -9,16 +9,13 @@ taken before its change). Choices where the pages are silent: the cursor is opaq
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import json
 from typing import Any
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
-from nylorun_a2a_kit.reference_agent.store import TERMINAL, Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, Store, TaskRecord, decode_cursor, encode_cursor
 
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
 STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]
@@ -48,10 +45,6 @@ def turn(task: TaskRecord) -> dict[str, Any]:
     }
 
 
-def _cursor(position: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"p": position}).encode()).decode().rstrip("=")
-
-
 class Feed:
     """Pages of the feed over a store."""
 
@@ -71,7 +64,8 @@ class Feed:
         rows, key = self.rows(after, subjects, limit, query.get("sessionId"))
         chosen = rows[:limit]
         position = getattr(chosen[-1], key) if chosen else after
-        return {"turns": [turn(t) for t in chosen], "cursor": _cursor(position), "hasMore": len(rows) > limit}
+        cursor = encode_cursor({"p": position})
+        return {"turns": [turn(t) for t in chosen], "cursor": cursor, "hasMore": len(rows) > limit}
 
     def limit(self, raw: str) -> int:
         if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
@@ -83,8 +77,8 @@ class Feed:
         if not cursor:
             return 0
         try:
-            return int(json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))["p"])
-        except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
+            return decode_cursor(cursor, "p")[0]
+        except ValueError:
             raise FeedError("changedAfter is not a cursor this feed gave out") from None
 
     def rows(

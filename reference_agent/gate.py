@@ -67,14 +67,30 @@ class Gate:
         """The Agent and the subject the request acts for; raises :class:`Refused`."""
         key, grant = self.credentials(request)
         self.limit(key, grant)
+        agent_id = self.known_agent(request)
+        subject = request.headers.get("Nylorun-Subject", "").strip() or self.no_subject()
+        self.check_subject(grant, subject)
+        self.check_scopes(request, grant)
+        return agent_id, subject
+
+    def reader(self, request: web.Request) -> tuple[KeyGrant, str]:
+        """Who reads the change feed: a key's grant, and the subject it names ("": the whole Tenant)."""
+        _, grant = self.credentials(request)
+        subject = request.headers.get("Nylorun-Subject", "").strip()
+        if subject:
+            self.check_subject(grant, subject)
+        return grant, subject
+
+    def check_subject(self, grant: KeyGrant, subject: str) -> None:
+        if not grant.allows_subject(subject):
+            raise Refused(403, "SUBJECT_NOT_ALLOWED", "This key may not act for that subject.")
+
+    def known_agent(self, request: web.Request) -> str:
+        """The Agent a request names; raises :class:`Refused` (404) for one this Runtime does not have."""
         agent_id = self.agent_id(request)
         if agent_id is None:
             raise Refused(404, "AGENT_NOT_FOUND", f"No Agent {request.match_info['agent_id']!r} on this Runtime.")
-        subject = request.headers.get("Nylorun-Subject", "").strip() or self.no_subject()
-        if not grant.allows_subject(subject):
-            raise Refused(403, "SUBJECT_NOT_ALLOWED", "This key may not act for that subject.")
-        self.check_scopes(request, grant)
-        return agent_id, subject
+        return agent_id
 
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
         key = key_of(request)

@@ -9,8 +9,6 @@ this agent never issued, is refused with -32602.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta
@@ -18,7 +16,14 @@ from typing import Any
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import invalid_params
-from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord, format_timestamp
+from nylorun_a2a_kit.reference_agent.store import (
+    Store,
+    TaskFilter,
+    TaskRecord,
+    decode_cursor,
+    encode_cursor,
+    format_timestamp,
+)
 
 DEFAULT_PAGE_SIZE = 50
 Page = tuple[list[TaskRecord], str, int, int]  # the tasks, the next page's token ("" on the last), size, total
@@ -64,9 +69,9 @@ class Paging:
         if not token:
             return None
         try:
-            cursor = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-            seq, used_with = int(cursor["s"]), cursor["f"]
-        except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
+            seq, cursor = decode_cursor(token, "s")
+            used_with = cursor["f"]
+        except (ValueError, KeyError, TypeError):
             return self.unreadable(token)
         if used_with != fingerprint:
             raise invalid_params(
@@ -89,7 +94,7 @@ class Paging:
         return page[-1].seq
 
     def token(self, cursor: int, fingerprint: str) -> str:
-        return base64.urlsafe_b64encode(json.dumps({"s": cursor, "f": fingerprint}).encode()).decode().rstrip("=")
+        return encode_cursor({"s": cursor, "f": fingerprint})
 
     def last_token(self, fingerprint: str) -> str:
         """The last page's nextPageToken: empty."""

@@ -95,9 +95,7 @@ class Queueing(Policy):
         """Refused only when the caller asked for delivery "reject"."""
         if delivery(params) != "reject":
             return None
-        return unsupported(
-            "The conversation is busy with a running task.", "CONTEXT_BUSY", taskId=busy.id, contextId=busy.context_id
-        )
+        return context_busy(busy)
 
 
 class Turns(Policy):
@@ -132,3 +130,10 @@ def delivery(params: dict[str, Any]) -> str | None:
         if isinstance(metadata, dict) and isinstance(metadata.get("delivery"), str):
             return metadata["delivery"]
     return None
+
+
+def context_busy(busy: TaskRecord) -> RpcError:
+    """The refusal of a message to a conversation whose task is still running."""
+    return unsupported(
+        "The conversation is busy with a running task.", "CONTEXT_BUSY", taskId=busy.id, contextId=busy.context_id
+    )

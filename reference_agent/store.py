@@ -8,6 +8,8 @@ costs the same at 1k and 100k tasks; only a filter by conversation or by time co
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -18,6 +20,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+MAX_POSITION = 2**63 - 1  # the largest SQLite INTEGER: a position past it names no row and cannot be queried
 
 TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
 INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
@@ -359,3 +362,21 @@ class Store:
             args.append(before_seq)
         rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq DESC LIMIT ?", [*args, limit])
         return [from_row(TaskRecord, row) for row in rows]
+
+
+def encode_cursor(fields: dict[str, Any]) -> str:
+    """An opaque cursor (a page token, a feed cursor): the fields as unpadded URL-safe base64 of JSON."""
+    return base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str, position_key: str) -> tuple[int, dict[str, Any]]:
+    """The position a cursor holds under ``position_key``, and all its fields; ValueError when it is not one
+    :func:`encode_cursor` could have made for a row of this store."""
+    try:
+        fields = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        position = fields[position_key]
+    except (ValueError, KeyError, TypeError, RecursionError, binascii.Error):
+        raise ValueError("not a cursor") from None
+    if not isinstance(position, int) or isinstance(position, bool) or not 0 <= position <= MAX_POSITION:
+        raise ValueError("not a position")
+    return position, fields

@@ -6,6 +6,9 @@ In process, against an agent with push notifications on, so the push config meth
 
 from __future__ import annotations
 
+import base64
+import json
+
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -78,3 +81,41 @@ def test_a_push_config_that_names_no_task_is_invalid_params(agent):
     error = answer.json()["error"]
     assert error["code"] == schemas.error_code("InvalidParamsError"), error
     assert "taskId" in error["message"] or "taskId" in str(error.get("data")), error
+
+
+def _cursor(fields: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
+
+
+def _issued_page_token(agent) -> dict:
+    for n in range(2):
+        message = {"messageId": f"m-{n}-{id(agent)}", "role": "ROLE_USER", "parts": [{"text": "hello"}]}
+        _post(agent, "SendMessage", {"message": message, "configuration": {"returnImmediately": True}})
+    token = _post(agent, "ListTasks", {"pageSize": 1}).json()["result"]["nextPageToken"]
+    return json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+
+
+@pytest.mark.parametrize("position", [10**30, -1, 1.5, True, "7"])
+def test_a_forged_page_token_is_invalid_params(agent, position):
+    # The agent's own token for these filters, its position forged: past the fingerprint, to the position.
+    forged = {**_issued_page_token(agent), "s": position}
+    answer = _post(agent, "ListTasks", {"pageSize": 1, "pageToken": _cursor(forged)})
+    _considered(answer)
+    assert answer.json()["error"]["code"] == schemas.error_code("InvalidParamsError"), answer.text
+
+
+def _feed(agent, **query) -> httpx.Response:
+    url, http = agent
+    return http.get(url.split("/v1/")[0] + "/v1/turns", headers=HEADERS, params=query)
+
+
+@pytest.mark.parametrize("position", [10**30, -1, 1.5])
+def test_a_forged_feed_cursor_is_a_bad_request(agent, position):
+    answer = _feed(agent, changedAfter=_cursor({"p": position}))
+    assert answer.status_code == 400, answer.text
+
+
+def test_the_feed_refuses_an_unknown_key_with_the_bearer_challenge(agent):
+    url, http = agent
+    answer = http.get(url.split("/v1/")[0] + "/v1/turns", headers={**HEADERS, "Authorization": "Bearer nope"})
+    assert answer.status_code == 401 and answer.headers.get("WWW-Authenticate") == "Bearer", answer.headers

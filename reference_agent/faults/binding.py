@@ -122,8 +122,10 @@ class UnknownStatusIgnored(Reading):
 class PageSizeUnbounded(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         size = params.get("pageSize")
-        served, problems = super().params(method, {name: v for name, v in params.items() if name != "pageSize"})
-        return (served if size is None else {**served, "pageSize": size}), problems
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 100:
+            return super().params(method, params)
+        served, problems = super().params(method, {**params, "pageSize": 100})  # the rest validated as ever
+        return {**served, "pageSize": size}, problems
 
 
 def _invalid_params(call: wire.Call) -> list[schemas.ShapeViolation]:

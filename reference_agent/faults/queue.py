@@ -7,10 +7,10 @@ from typing import Any
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.engine import Cancelling
-from nylorun_a2a_kit.reference_agent.errors import RpcError, unsupported
+from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.listing import Page, Paging
-from nylorun_a2a_kit.reference_agent.policies import Access, Queueing
+from nylorun_a2a_kit.reference_agent.policies import Access, Queueing, context_busy
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
 from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
 
@@ -18,9 +18,7 @@ from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
 @declare("busy-refused", "a message to a busy context is refused CONTEXT_BUSY instead of queued", "QUEUE-01")
 class BusyRefused(Queueing):
     def refusal(self, params: dict[str, Any], busy: TaskRecord) -> RpcError | None:
-        return super().refusal(params, busy) or unsupported(
-            "The conversation is busy with a running task.", "CONTEXT_BUSY", taskId=busy.id, contextId=busy.context_id
-        )
+        return super().refusal(params, busy) or context_busy(busy)
 
 
 @declare("reject-ignored", 'delivery "reject" is queued like any other message', "QUEUE-06")

@@ -40,7 +40,5 @@ def error_info_metadata_lists(call: wire.Call) -> None:
 @wire.answers
 def push_config_without_url(call: wire.Call) -> None:
     result = call.answer.get("result")
-    if call.method in ("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig") and isinstance(
-        result, dict
-    ):
+    if call.method in CONFIG_RESULTS and isinstance(result, dict):
         result.pop("url", None)

@@ -117,10 +117,8 @@ class TerminalTaskAcceptsMessage(Continuation):
 
 @declare("ignores-wait-limit", "a blocking SendMessage waits past a2aWaitMs", "SEND-02")
 class IgnoresWaitLimit(Waiting):
-    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
-        if configuration.get("returnImmediately"):
-            return task
-        return await self.engine.wait_settled(task.id, self.engine.config.max_scenario_ms / 1000)
+    def wait_s(self) -> float:
+        return self.engine.config.max_scenario_ms / 1000
 
 
 @declare("ignores-return-immediately", "returnImmediately is ignored: the call blocks", "SEND-03")
