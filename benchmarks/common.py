@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
 import json
 import os
 import platform
-import secrets
 import shlex
 import sys
 import tempfile
@@ -18,15 +16,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from nylorun_a2a_kit.fixtures.push_verify import new_secret  # noqa: F401 - the benchmarks sign with it
+
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
 KEY = "kit-key"  # the reference agent's default key: any subject, sessions:own
 TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
-
-
-def new_secret() -> str:
-    """A Standard Webhooks signing secret (``whsec_`` and 32 random bytes, base64)."""
-    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 def reference_headers(subject: str = "bench") -> dict[str, str]:
