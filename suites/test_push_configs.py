@@ -21,13 +21,6 @@ def _capable(target: Target) -> bool:
     return bool((target.card.get("capabilities") or {}).get("pushNotifications"))
 
 
-@pytest.fixture
-def pushing(target: Target) -> Target:
-    if not _capable(target):
-        pytest.skip("not applicable: the card says pushNotifications false (the Runtime has no push secret)")
-    return target
-
-
 def _params(method: str, task_id: str, url: str) -> dict:
     if method == "CreateTaskPushNotificationConfig":
         return {"taskId": task_id, "url": url}

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
+from nylorun_a2a_kit.fixtures import drivers, push_checks
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.push_receiver import Endpoint, PushReceiver
 from nylorun_a2a_kit.fixtures.target import Target
@@ -16,22 +16,10 @@ FAILING = {"then": "500"}  # an endpoint that fails every attempt
 MAX_WINDOW_WATCH_S = 60.0
 
 
-@pytest.fixture
-def pushing(target: Target) -> Target:
-    if not (target.card.get("capabilities") or {}).get("pushNotifications"):
-        pytest.skip("not applicable: the card says pushNotifications false (the Runtime has no push secret)")
-    return target
-
-
 def _paused(client: A2AClient, receiver: PushReceiver, script=(), then="ok", **fields) -> tuple[dict, Endpoint, str]:
     """A task waiting on a question, with a config to a scripted endpoint; answering it makes updates."""
     task = drivers.run(client, "ask")
-    endpoint = receiver.endpoint(
-        script,
-        then=then,
-        token=fields.get("token"),
-        authorization=f"{fields['scheme']} {fields.get('credentials', '')}".strip() if fields.get("scheme") else None,
-    )
+    endpoint = push_checks.endpoint_for(receiver, script, then, **fields)
     created = drivers.create_push_config(client, task["id"], endpoint.url, **fields)
     return task, endpoint, created.result["id"]
 
@@ -43,13 +31,6 @@ def _answer(client: A2AClient, task: dict) -> None:
 def _quiet_s(target: Target) -> float:
     """How long 'nothing more arrives' is watched: a retry-schedule step of hours, and at least 2.5 s."""
     return min(target.push.wait_s, max(2.5, target.push.scaled(3 * 3600)))
-
-
-def _until_state(endpoint: Endpoint, state: str, target: Target):
-    delivered = endpoint.wait_for(lambda ds: state in drivers.pushed_states(ds), target.push.wait_s)
-    if state not in drivers.pushed_states(delivered):
-        pytest.fail(f"no delivery showed {state} within {target.push.wait_s} s ({len(delivered)} deliveries)")
-    return delivered
 
 
 def _by_event(deliveries) -> dict[str, list]:
@@ -77,24 +58,16 @@ def test_every_state_change_is_delivered(pushing: Target, client: A2AClient, pus
         "configuration": {"taskPushNotificationConfig": config},
     }
     task = client.call("SendMessage", params).task
-    _until_state(endpoint, "TASK_STATE_INPUT_REQUIRED", pushing)
+    push_checks.until_pushed(endpoint, "TASK_STATE_INPUT_REQUIRED", pushing)
     _answer(client, task)
-    _until_state(endpoint, "TASK_STATE_COMPLETED", pushing)
+    push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing)
 
 
 @pytest.mark.req("PUSH-06")
 def test_deliveries_are_stream_responses_for_the_task(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
     task, endpoint, _ = _paused(client, push_receiver)
     _answer(client, task)
-    for delivery in _until_state(endpoint, "TASK_STATE_COMPLETED", pushing):
-        shape = [p for p in delivery.problems if "StreamResponse" in p or "not JSON" in p]
-        if shape:
-            pytest.fail(f"delivery {delivery.webhook_id}: {shape[0]}")
-        body = delivery.json
-        payload = next(iter(body.values()))
-        task_id = payload.get("taskId") or payload.get("id") if isinstance(payload, dict) else None
-        if task_id != task["id"]:
-            pytest.fail(f"delivery {delivery.webhook_id} is for task {task_id!r}, not the configured {task['id']}")
+    push_checks.check_stream_responses(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing), task["id"])
 
 
 @pytest.mark.req("PUSH-07")
@@ -102,9 +75,7 @@ def test_deliveries_carry_the_authentication(pushing: Target, client: A2AClient,
     secret = new_id("cred")
     task, endpoint, _ = _paused(client, push_receiver, scheme="Bearer", credentials=secret)
     _answer(client, task)
-    for delivery in _until_state(endpoint, "TASK_STATE_COMPLETED", pushing):
-        if delivery.headers.get("authorization") != f"Bearer {secret}":
-            pytest.fail(f"delivery {delivery.webhook_id} lacks Authorization: Bearer <the config's credentials>")
+    push_checks.check_authentication(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing), secret)
 
 
 @pytest.mark.req("PUSH-08")
@@ -113,7 +84,7 @@ def test_deliveries_carry_the_token(pushing: Target, client: A2AClient, push_rec
     task, endpoint, _ = _paused(client, push_receiver, token=token)
     _answer(client, task)
     header = pushing.push.token_header.lower()
-    for delivery in _until_state(endpoint, "TASK_STATE_COMPLETED", pushing):
+    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing):
         if delivery.headers.get(header) != token:
             pytest.fail(f"delivery {delivery.webhook_id} lacks the config's token in {pushing.push.token_header}")
 
@@ -124,7 +95,7 @@ def test_deliveries_are_signed(pushing: Target, client: A2AClient, push_receiver
         pytest.skip("not checked: no push secret given (--push-secret), so signatures cannot be verified")
     task, endpoint, _ = _paused(client, push_receiver)
     _answer(client, task)
-    for delivery in _until_state(endpoint, "TASK_STATE_COMPLETED", pushing):
+    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing):
         signing = [p for p in delivery.problems if "StreamResponse" not in p and "not JSON" not in p]
         if signing:
             pytest.fail(f"delivery {delivery.webhook_id} fails Standard Webhooks verification: {signing[0]}")
@@ -249,7 +220,7 @@ def test_retries_stop_within_24_hours(pushing: Target, client: A2AClient, push_r
 def test_first_attempts_arrive_in_order(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
     task, endpoint, _ = _paused(client, push_receiver)
     _answer(client, task)
-    _until_state(endpoint, "TASK_STATE_COMPLETED", pushing)
+    push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing)
     # An earlier update may still be on its way; give it the time a late first attempt would take.
     delivered = endpoint.wait_for(lambda ds: False, min(pushing.push.wait_s, max(1.0, pushing.push.scaled(600))))
     firsts = list({d.webhook_id: d for d in reversed(delivered)}.values())[::-1]

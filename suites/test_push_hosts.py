@@ -17,13 +17,6 @@ from nylorun_a2a_kit.fixtures.target import Target
 pytestmark = [pytest.mark.req("PUSH-11"), pytest.mark.scenario("ask")]
 
 
-@pytest.fixture
-def pushing(target: Target) -> Target:
-    if not (target.card.get("capabilities") or {}).get("pushNotifications"):
-        pytest.skip("not applicable: the card says pushNotifications false (the Runtime has no push secret)")
-    return target
-
-
 def _spellings(receiver: PushReceiver, path: str) -> dict[str, str]:
     """Destinations the embedded agent must refuse: all loopback, so a faulty agent reaches only the kit."""
     port = receiver.port

@@ -43,9 +43,7 @@ def test_error_answers_keep_their_shape(client: A2AClient):
 
 
 @pytest.mark.req("SHAPE-01")
-def test_push_config_answers_keep_their_shape(target: Target, client: A2AClient, push_receiver: PushReceiver):
-    if not (target.card.get("capabilities") or {}).get("pushNotifications"):
-        pytest.skip("not applicable: the card says pushNotifications false (the Runtime has no push secret)")
+def test_push_config_answers_keep_their_shape(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
     task = drivers.ordinary(client)
     created = drivers.create_push_config(client, task["id"], push_receiver.endpoint().url, token=new_id("tok"))
     _shaped(created)

@@ -85,20 +85,18 @@ class DeleteNotStopping(PushConfigs):
 # -- what is pushed
 
 
-@declare("interrupted-not-pushed", "a task pausing for input is not pushed", "PUSH-05")
-class InterruptedNotPushed(Webhooks):
-    def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
-        if _state_of(event) in INTERRUPTED:
-            return None
-        return super().payload(event)
+def _not_pushed(states: frozenset[str]) -> type[Webhooks]:
+    """Webhooks that push no status update to one of ``states``."""
+
+    class NotPushed(Webhooks):
+        def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
+            return None if _state_of(event) in states else super().payload(event)
+
+    return NotPushed
 
 
-@declare("end-not-pushed", "a task's terminal state is not pushed", "PUSH-05")
-class EndNotPushed(Webhooks):
-    def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
-        if _state_of(event) in TERMINAL:
-            return None
-        return super().payload(event)
+declare("interrupted-not-pushed", "a task pausing for input is not pushed", "PUSH-05")(_not_pushed(INTERRUPTED))
+declare("end-not-pushed", "a task's terminal state is not pushed", "PUSH-05")(_not_pushed(TERMINAL))
 
 
 @declare("push-body-bare-task", "a delivery's body is a bare Task, not a StreamResponse", "PUSH-06")
