@@ -1,4 +1,4 @@
-"""Failing-run speed (issue 15 point 6): the full suites against the clean reference agent and against each plain
+"""Failing-run speed: the full suites against the clean reference agent and against each plain
 SDK peer, side by side, with the same options.
 
 Each run is ``.venv/bin/pytest -q -p no:cacheprovider --durations=10 --junitxml=<file> --summary-dir=<tmp>``
@@ -13,7 +13,7 @@ fresh on a free loopback port for its run. The runs go one after another, never 
 Reported per run: wall time, the checks (passed / skipped / xfailed / failed), the time the failed checks
 took (JUnit, setup + call + teardown), the CPU the rest of the machine used meanwhile (a figure measured
 while it is large is disturbed) and the ten slowest checks; then each peer's wall time over the reference's,
-against issue 15's goal (at most 2).
+against the goal: a failing agent's run takes at most twice the clean one's.
 
     .venv/bin/python -m benchmarks.failing_speed [--quick] [--peers python-plain js-plain] [-n N]
 """
@@ -136,9 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     print(common.table(["run", "wall s", "checks", "failed", "× reference"], rows))
     for run, _ in results[1:]:
         verdict = "meets" if run.wall_s / base <= GOAL_RATIO else "misses"
-        print(
-            f"{run.label}: {run.wall_s / base:.2f} × the reference run; {verdict} issue 15's goal of ≤ {GOAL_RATIO:g} ×"
-        )
+        print(f"{run.label}: {run.wall_s / base:.2f} × the reference run; {verdict} the goal of ≤ {GOAL_RATIO:g} ×")
     return 0
 
 

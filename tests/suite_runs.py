@@ -90,6 +90,13 @@ def run_once(shared: Path, name: str, run: Callable[[], Verdicts]) -> Verdicts:
         return verdicts
 
 
+def read_outcomes(path: Path) -> dict[str, str]:
+    """Each test id of a JUnit file and its outcome (passed | failed | error | skipped)."""
+    verdicts = Verdicts(returncode=0, output="")
+    _read_junit(path, verdicts)
+    return verdicts.outcomes
+
+
 def _read_junit(path: Path, verdicts: Verdicts) -> None:
     for case in ET.parse(path).getroot().iter("testcase"):
         test_id = f"{case.get('classname')}::{case.get('name')}"

@@ -15,13 +15,12 @@ import shutil
 import subprocess
 import sys
 import venv
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from tests.agent_process import listening_process
-from tests.suite_runs import REPO, run_suites
+from tests.suite_runs import REPO, read_outcomes, run_suites
 
 pytestmark = pytest.mark.slow
 
@@ -127,7 +126,7 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
             cwd=project,
         )  # fmt: skip
         assert remote.returncode == 1, remote.stdout[-3000:] + remote.stderr[-3000:]
-        assert _outcomes(junit) == embedded.outcomes
+        assert read_outcomes(junit) == embedded.outcomes
         gate = _run(
             [str(bin_dir / "nylorun-a2a-release"), "--release", "rc1", "--no-html", "--out", "gate", "--",
              f"--target-url={url}", "--key=kit-key", CHECKED, "--enforce-claim=no"],
@@ -150,15 +149,3 @@ def test_the_shipped_example_list_is_found_anywhere(installed):
         cwd=installed["root"],
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-
-
-def _outcomes(junit: Path) -> dict[str, str]:
-    found = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        outcome = "passed"
-        for tag, name in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
-            if case.find(tag) is not None:
-                outcome = name
-                break
-        found[f"{case.get('classname')}::{case.get('name')}"] = outcome
-    return found

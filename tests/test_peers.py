@@ -5,8 +5,8 @@ every non-pass; a change in the kit that flips a verdict on independent software
 an expectation after a deliberate change with ``NYLORUN_UPDATE_PEER_VERDICTS=1``.
 
 Two kinds of peer: ``python`` and ``js`` run the kit's scenario contract with JSON-RPC at the origin;
-``python-plain`` and ``js-plain`` (the peers' ``--plain`` mode) are plain agents on the same SDKs, as issue 15
-tried them: no contract, JSON-RPC at ``/a2a``, the card only at the origin's well-known URI, streaming on. The
+``python-plain`` and ``js-plain`` (the peers' ``--plain`` mode) are plain agents on the same SDKs, as a user
+builds one: no contract, JSON-RPC at ``/a2a``, the card only at the origin's well-known URI, streaming on. The
 kit finds their card by itself (``--target-url`` is the ``/a2a`` endpoint).
 """
 
@@ -121,8 +121,9 @@ def _tier(requirement_id: str) -> str:
     return requirements.load()[requirement_id].tier
 
 
-# Issue 15 point 4: a check's verdict must not depend on which checks ran before it. Each run gets a fresh peer;
-# two seeds, since one order can miss a dependence (seed 15 and seed 2 each find some on the JS peer).
+# A check's verdict must not depend on which checks ran before it, on a lax agent too. Each run gets a fresh peer;
+# two seeds, since one order can miss a dependence (these two each found one on the JS peer before every check
+# read only what it created).
 SHUFFLE_SEEDS = (15, 2)
 ORDER_RUN = ("-p", "tests.shuffle_plugin", "-p", "no:randomly")
 

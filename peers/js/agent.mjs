@@ -7,12 +7,12 @@
 //
 //   node peers/js/agent.mjs --port 0        # prints "listening http://127.0.0.1:PORT/" first
 //
-// --plain runs instead a plain agent as a user would build it on the SDK (issue 15's "plain agents built on the
-// official SDKs"): the same stock handler, stores and push sender, but no scenario contract on the card or in
-// behaviour, jsonRpcHandler at /a2a (not the origin), the card only at the origin's /.well-known/agent-card.json
-// (A2A §8.2), streaming: true with the SDK's own SSE answers (SendStreamingMessage, SubscribeToTask), and an
-// ordinary executor: every message becomes a Task that goes WORKING, works --work-ms (default 50 ms) and
-// COMPLETES with a text artifact echoing the message's text; CancelTask cancels it while it works.
+// --plain runs instead a plain agent as a user would build it on the official SDK: the same stock handler, stores
+// and push sender, but no scenario contract on the card or in behaviour, jsonRpcHandler at /a2a (not the origin),
+// the card only at the origin's /.well-known/agent-card.json (A2A §8.2), streaming: true with the SDK's own SSE
+// answers (SendStreamingMessage, SubscribeToTask), and an ordinary executor: every message becomes a Task that goes
+// WORKING, works --work-ms (default 50 ms) and COMPLETES with a text artifact echoing the message's text;
+// CancelTask cancels it while it works.
 //
 //   node peers/js/agent.mjs --plain --port 0   # prints "listening http://127.0.0.1:PORT/a2a" first
 //
