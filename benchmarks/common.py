@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nylorun_a2a_kit.fixtures.push_verify import new_secret  # noqa: F401 - the benchmarks sign with it
+from nylorun_a2a_kit.fixtures.push.verify import new_secret  # noqa: F401 - the benchmarks sign with it
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nylorun_a2a_kit.fixtures import requirements  # noqa: E402
+from nylorun_a2a_kit.fixtures.requirements import catalog as requirements  # noqa: E402
 
 COLUMNS = {
     "reference": "Reference agent",

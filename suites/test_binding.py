@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 

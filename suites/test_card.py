@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import fetch
-from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import fetch
+from nylorun_a2a_kit.fixtures.target.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
 # RFC 9111 §5.2: a max-age directive with delta-seconds (the token form, or the quoted form senders must not

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 # The task state each turn status stands for, as the feed schema decides it (the agent reads the same map).
 FEED_STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, extensions
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 pytestmark = pytest.mark.scenario("uncertain")
 # Far longer than the checks watch, so the outcome stays unknown while they look.

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient, strict_json
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, strict_json
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 STANDARD_CODES = {-32700, -32600, -32601, -32602}
 # A body past this may meet an Agent's size limit, and HTTP 413 is then a fitting answer; the pages set no

@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
-from nylorun_a2a_kit.fixtures.file_server import FileServer
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios.file_server import FileServer
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 
 def _file_artifacts(task: dict) -> list[dict]:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from nylorun_a2a_kit.fixtures import drivers, properties
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.scenarios import drivers, properties
 
 PAUSED = "TASK_STATE_INPUT_REQUIRED"
 STATUSES = (None, "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", PAUSED)

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 
 def _ids(exchange) -> list[str]:

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
 PARTS = {

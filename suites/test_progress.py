@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, extensions, new_id
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 # Keys a part would have if it showed a tool call or its result (as the common model APIs spell them).
 TOOL_CALL_KEYS = {"toolCall", "tool_call", "toolCalls", "tool_calls", "functionCall", "function_call", "toolResult",

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures import properties
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.scenarios import properties
+from nylorun_a2a_kit.fixtures.target.target import Target
 from nylorun_a2a_kit.schemas import strategies
 
 METHODS = list(schemas.method_names())

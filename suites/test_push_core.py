@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers, push_checks
-from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.push_receiver import Endpoint, PushReceiver
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.push.receiver import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import push as push_checks
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 
 def _pushed_task(client: A2AClient, receiver: PushReceiver, **fields) -> tuple[dict, Endpoint]:

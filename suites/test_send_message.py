@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 # A scenario far longer than any check waits, so a task that answers early can only be the wait limit.
 LONG_MS = 120_000

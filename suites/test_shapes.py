@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
-from nylorun_a2a_kit.fixtures.push_receiver import PushReceiver
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, new_id
+from nylorun_a2a_kit.fixtures.push.receiver import PushReceiver
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 
 def _shaped(*exchanges: Exchange) -> None:

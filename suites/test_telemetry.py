@@ -6,9 +6,9 @@ import secrets
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import A2AClient
-from nylorun_a2a_kit.fixtures.target import Target
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, extensions
+from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target.target import Target
 
 
 def _telemetry(task: dict) -> dict | None:

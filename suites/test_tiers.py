@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers, extensions
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 APPROVED_ACTION = "approved action ran"
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from nylorun_a2a_kit.fixtures.processes import listening_process
+from nylorun_a2a_kit.fixtures.gate.processes import listening_process
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "nylorun-reference-agent"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import tck_runner
+from nylorun_a2a_kit.fixtures.tck import runner as tck_runner
 
 
 def installed_tck() -> tuple[Path, Path]:

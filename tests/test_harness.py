@@ -10,10 +10,10 @@ import threading
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures import options
-from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
-from nylorun_a2a_kit.fixtures.push_receiver import free_port
-from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, ShapeError
+from nylorun_a2a_kit.fixtures.options import settings as options
+from nylorun_a2a_kit.fixtures.push.receiver import free_port
+from nylorun_a2a_kit.fixtures.target.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
 from tests.silent_target import relay_that_goes_silent
 from tests.suite_runs import REPO, run_suites

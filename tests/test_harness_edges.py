@@ -8,10 +8,11 @@ import types
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures import failures, sse
-from nylorun_a2a_kit.fixtures.exchange import Exchange
-from nylorun_a2a_kit.fixtures.push_receiver import worker_public_url
-from nylorun_a2a_kit.fixtures.release_cli import _kit_command, _positional
+from nylorun_a2a_kit.fixtures.client import sse
+from nylorun_a2a_kit.fixtures.client.exchange import Exchange
+from nylorun_a2a_kit.fixtures.gate.cli import _kit_command, _positional
+from nylorun_a2a_kit.fixtures.plugin import failures
+from nylorun_a2a_kit.fixtures.push.receiver import worker_public_url
 from nylorun_a2a_kit.schemas import ShapeViolation
 
 EVENT = b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'

@@ -116,7 +116,7 @@ def problem_line(message: str) -> str:
 
 
 def _tier(requirement_id: str) -> str:
-    from nylorun_a2a_kit.fixtures import requirements
+    from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
 
     return requirements.load()[requirement_id].tier
 

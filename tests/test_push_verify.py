@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from nylorun_a2a_kit.fixtures import push_verify
+from nylorun_a2a_kit.fixtures.push import verify as push_verify
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
 BODY = json.dumps(

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures import drivers
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 from tests.agent_process import CONSOLE_SCRIPT, agent_process
 
 KEY = "kit-key"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import known_failures, tck
+from nylorun_a2a_kit.fixtures.gate import known_failures
+from nylorun_a2a_kit.fixtures.tck import fold as tck
 from tests.agent_process import agent_process
 from tests.suite_runs import REPO, run_suites
 from tests.tck_install import installed_tck
@@ -21,11 +22,11 @@ from tests.tck_install import installed_tck
 pytestmark = pytest.mark.slow  # runs of the suites and of the gate, each in a process of its own
 
 USAGE_ERROR = 4
-RELEASE_CLI = (sys.executable, "-m", "nylorun_a2a_kit.fixtures.release_cli")
+RELEASE_CLI = (sys.executable, "-m", "nylorun_a2a_kit.fixtures.gate.cli")
 TCK_CLI = (
     sys.executable,
     "-c",
-    "import sys; from nylorun_a2a_kit.fixtures.release_cli import tck_main; sys.exit(tck_main())",
+    "import sys; from nylorun_a2a_kit.fixtures.gate.cli import tck_main; sys.exit(tck_main())",
 )
 LISTED = """
 [[known]]
@@ -330,7 +331,7 @@ def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
 
 
 def _browser_tools() -> tuple[list[str] | None, str | None]:
-    from nylorun_a2a_kit.fixtures.release_cli import allure_command
+    from nylorun_a2a_kit.fixtures.gate.cli import allure_command
 
     return allure_command(), shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -7,7 +7,7 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from nylorun_a2a_kit.fixtures import requirements
+from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import SUITES
 

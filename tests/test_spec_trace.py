@@ -12,7 +12,8 @@ from collections import Counter
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import requirements, spec_trace
+from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
+from nylorun_a2a_kit.fixtures.requirements import spec_trace
 from tests.suite_runs import REPO
 
 SPECIFICATION = REPO.parent / "shared" / "reference" / "a2a-1.0" / "specification.md"

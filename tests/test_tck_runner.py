@@ -24,10 +24,12 @@ import httpx
 import pytest
 from aiohttp import web
 
-from nylorun_a2a_kit.fixtures import tck, tck_runner, tck_webhook_plugin
-from nylorun_a2a_kit.fixtures.known_failures import load as load_known_failures
-from nylorun_a2a_kit.fixtures.push_receiver import free_port
-from nylorun_a2a_kit.fixtures.tck_relay import CARD_PATH, Relay
+from nylorun_a2a_kit.fixtures.gate.known_failures import load as load_known_failures
+from nylorun_a2a_kit.fixtures.push.receiver import free_port
+from nylorun_a2a_kit.fixtures.tck import fold as tck
+from nylorun_a2a_kit.fixtures.tck import runner as tck_runner
+from nylorun_a2a_kit.fixtures.tck import webhook_plugin as tck_webhook_plugin
+from nylorun_a2a_kit.fixtures.tck.relay import CARD_PATH, Relay
 from tests.agent_process import agent_process
 from tests.tck_install import installed_tck
 

@@ -333,7 +333,7 @@ def draw_mutants(n: int, seed: int) -> list[tuple[str, Any]]:
     from hypothesis import seed as fixed_seed
     from hypothesis import strategies as st
 
-    from nylorun_a2a_kit.fixtures.properties import without_local_constants
+    from nylorun_a2a_kit.fixtures.scenarios.properties import without_local_constants
     from nylorun_a2a_kit.schemas.strategies import mutations
 
     without_local_constants()  # the same mutants for a seed, whatever the kit's source says
