@@ -1,12 +1,12 @@
 """Failing-run speed: the full suites against the clean reference agent and against each plain
 SDK peer, side by side, with the same options.
 
-Each run is ``.venv/bin/pytest -q -p no:cacheprovider --durations=10 --junitxml=<file> --summary-dir=<tmp>``
-(plus ``-n N`` and ``--property-profile P`` when given; by default serial and the ``ci`` profile a user gets,
+Each run is ``.venv/bin/pytest -q -p no:cacheprovider --durations=10 --junitxml=<file> --a2a-summary-dir=<tmp>``
+(plus ``-n N`` and ``--a2a-property-profile P`` when given; by default serial and the ``ci`` profile a user gets,
 which shrinks each property failure to its smallest example) in a subprocess from the repository root. The
 reference run has no ``--target-url``, so the kit starts the embedded reference agent (which passes every
 check). A peer run adds only where the target is and the push clock the embedded agent gets by itself:
-``--target-url=<the peer's /a2a endpoint> --key=peer-key --push-time-scale=0.0001 --push-wait-s=5``. The peers
+``--target-url=<the peer's /a2a endpoint> --a2a-key=peer-key --a2a-push-time-scale=0.0001 --a2a-push-wait-s=5``. The peers
 are the plain SDK agents (``peers/python/agent.py --plain``, ``peers/js/agent.mjs --plain``), each started
 fresh on a free loopback port for its run. The runs go one after another, never at once.
 
@@ -37,7 +37,7 @@ from benchmarks.suite_speed import PYTEST, REPO, Run, parse_junit
 # --quick: the error checks and the property checks of GetTask and GetTaskPushNotificationConfig (failures that
 # shrink on both peers), about a minute in all.
 QUICK = ("suites/test_errors.py", "suites/test_properties.py", "-k", "test_errors or GetTask")
-PEER_OPTIONS = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=5")
+PEER_OPTIONS = ("--a2a-key=peer-key", "--a2a-push-time-scale=0.0001", "--a2a-push-wait-s=5")
 GOAL_RATIO = 2.0
 RUN_TIMEOUT_S = 3600
 # pytest's closing line ("38 failed, 89 passed, 239 skipped in 469.12s (0:07:49)"), wherever the log puts it.
@@ -48,7 +48,7 @@ def run_suites(label: str, workdir: Path, args: list[str], peer_pids: list[int])
     """One pytest run of the suites; its Run and the CPU (in cores) the rest of the machine used meanwhile."""
     junit = workdir / f"{label}.xml"
     command = [str(PYTEST), "-q", "-p", "no:cacheprovider", "--durations=10", f"--junitxml={junit}"]
-    command += [f"--summary-dir={workdir / label}", *args]
+    command += [f"--a2a-summary-dir={workdir / label}", *args]
     log = workdir / f"{label}.log"
     with open(log, "wb") as out:
         started = time.perf_counter()
@@ -93,14 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help=f"only {' '.join(QUICK)}")
     p.add_argument("--peers", nargs="+", choices=sorted(servers.PLAIN_PEERS), default=sorted(servers.PLAIN_PEERS))
     p.add_argument("-n", "--workers", type=int, default=0, help="pytest-xdist workers for every run (default serial)")
-    p.add_argument("--property-profile", default=None, help="for every run (default: the kit's, ci)")
+    p.add_argument("--a2a-property-profile", default=None, help="for every run (default: the kit's, ci)")
     p.add_argument("--keep", type=Path, help="keep each run's log, JUnit XML and summary in this directory")
     args = p.parse_args(argv)
     shared = list(QUICK if args.quick else ())
     if args.workers:
         shared += ["-n", str(args.workers)]
     if args.property_profile:
-        shared.append(f"--property-profile={args.property_profile}")
+        shared.append(f"--a2a-property-profile={args.property_profile}")
     print(f"machine: {common.machine_line()}")
     print(f"reproduce: {common.reproduce('benchmarks.failing_speed', argv)}")
     print(f"options of every run: {shlex.join(shared) or '(none: the full suites, serial, property profile ci)'}")

@@ -1,7 +1,7 @@
 """Suite speed: the full conformance run against the embedded reference agent, serial and with ``-n 2``.
 
 Each run is ``.venv/bin/pytest -q -p no:cacheprovider --durations=10 --junitxml=<file> [-n 2]`` (plus
-``--summary-dir`` into a temporary directory, so the shared ``reports/out`` is left alone) in a subprocess
+``--a2a-summary-dir`` into a temporary directory, so the shared ``reports/out`` is left alone) in a subprocess
 from the repository root (testpaths: ``suites``; no --target-url, so each worker starts the embedded agent).
 Reported: cases (passed / skipped / xfailed / failed), wall time, cases per second, and the ten slowest tests
 from the JUnit times (setup + call + teardown) with the lines of each test that wait for something real (a
@@ -74,7 +74,7 @@ class Run:
 def run_suite(label: str, workers: int | None, workdir: Path, files: tuple[str, ...] = ()) -> Run:
     junit = workdir / f"{label}.xml"
     command = [str(PYTEST), "-q", "-p", "no:cacheprovider", "--durations=10", f"--junitxml={junit}"]
-    command.append(f"--summary-dir={workdir / label}")  # not the shared reports/out
+    command.append(f"--a2a-summary-dir={workdir / label}")  # not the shared reports/out
     if workers:
         command += ["-n", str(workers)]
     command += list(files)
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="suite-speed-") as tmp:
         started = time.perf_counter()
         collect = subprocess.run(
-            [str(PYTEST), "-q", "-p", "no:cacheprovider", "--collect-only", f"--summary-dir={tmp}/collect", *files],
+            [str(PYTEST), "-q", "-p", "no:cacheprovider", "--collect-only", f"--a2a-summary-dir={tmp}/collect", *files],
             cwd=REPO, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
         collect_s = time.perf_counter() - started

@@ -45,7 +45,7 @@ def main() -> int:
             started = time.monotonic()
             done = subprocess.run(
                 [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-                 f"--summary-dir={scratch}/summary", *mode, *args.pytest_args],
+                 f"--a2a-summary-dir={scratch}/summary", *mode, *args.pytest_args],
                 cwd=ROOT, capture_output=True, text=True, check=False,
             )  # fmt: skip
             found = outcomes(junit) if junit.exists() else {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 LONG_MS = 120_000
@@ -14,41 +14,41 @@ SHORT_MS = 1_500
 
 @pytest.mark.req("CANCEL-01")
 @pytest.mark.scenario("slow")
-def test_cancel_running_task(client: A2AClient):
-    task = client.send(drivers.scenario("slow", SHORT_MS), return_immediately=True).task
-    exchange = client.cancel(task["id"])
+def test_cancel_running_task(a2a_client: A2AClient):
+    task = a2a_client.send(drivers.scenario("slow", SHORT_MS), return_immediately=True).task
+    exchange = a2a_client.cancel(task["id"])
     if drivers.state(exchange.task) != "TASK_STATE_CANCELED":
         exchange.fail("CancelTask must answer the task TASK_STATE_CANCELED")
     # Past the moment the work would have ended, the task must still be canceled.
-    drivers.stays(client, task["id"], "TASK_STATE_CANCELED", for_s=SHORT_MS / 1000 + 0.5)
+    drivers.stays(a2a_client, task["id"], "TASK_STATE_CANCELED", for_s=SHORT_MS / 1000 + 0.5)
 
 
 @pytest.mark.req("CANCEL-01")
 @pytest.mark.scenario("ask")
-def test_cancel_paused_task(client: A2AClient):
-    task = drivers.run(client, "ask")
-    exchange = client.cancel(task["id"])
+def test_cancel_paused_task(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "ask")
+    exchange = a2a_client.cancel(task["id"])
     if drivers.state(exchange.task) != "TASK_STATE_CANCELED":
         exchange.fail("CancelTask on a task waiting for input must answer it TASK_STATE_CANCELED")
 
 
 @pytest.mark.req("CANCEL-02")
-def test_cancel_ended_task_is_not_cancelable(client: A2AClient):
-    task = drivers.ordinary(client, ended=True)
-    client.cancel(task["id"]).expect_error("TaskNotCancelableError")
-    after = client.get_task(task["id"])
+def test_cancel_ended_task_is_not_cancelable(a2a_client: A2AClient):
+    task = drivers.ordinary(a2a_client, ended=True)
+    a2a_client.cancel(task["id"]).expect_error("TaskNotCancelableError")
+    after = a2a_client.get_task(task["id"])
     if drivers.state(after.task) != drivers.state(task):
         after.fail("a refused CancelTask must leave the task as it was")
 
 
 @pytest.mark.req("CANCEL-04")
 @pytest.mark.scenario("slow")
-def test_cancel_twice_is_not_cancelable(client: A2AClient):
-    task = client.send(drivers.scenario("slow", LONG_MS), return_immediately=True).task
-    client.cancel(task["id"])
-    client.cancel(task["id"]).expect_error("TaskNotCancelableError")
+def test_cancel_twice_is_not_cancelable(a2a_client: A2AClient):
+    task = a2a_client.send(drivers.scenario("slow", LONG_MS), return_immediately=True).task
+    a2a_client.cancel(task["id"])
+    a2a_client.cancel(task["id"]).expect_error("TaskNotCancelableError")
 
 
 @pytest.mark.req("CANCEL-03")
-def test_cancel_unknown_task_is_not_found(client: A2AClient):
-    client.cancel(new_id("task")).expect_error("TaskNotFoundError")
+def test_cancel_unknown_task_is_not_found(a2a_client: A2AClient):
+    a2a_client.cancel(new_id("task")).expect_error("TaskNotFoundError")

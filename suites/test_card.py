@@ -8,8 +8,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import fetch
-from nylorun_a2a_kit.fixtures.target.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
+from nylorun_a2a_kit.fixtures.client import fetch
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
 # RFC 9111 §5.2: a max-age directive with delta-seconds (the token form, or the quoted form senders must not
@@ -20,9 +21,9 @@ ENTITY_TAG = re.compile(r'^(W/)?"[\x21\x23-\x7e\x80-\xff]*"$')
 
 
 @pytest.fixture(scope="module")
-def card_exchange(target: Target):
+def card_exchange(a2a_target: Target):
     with httpx.Client() as http:
-        return fetch(http, target.card_url, headers={"Accept": "application/json"}, timeout_s=target.timeout_s)
+        return fetch(http, a2a_target.card_url, headers={"Accept": "application/json"}, timeout_s=a2a_target.timeout_s)
 
 
 def _card(exchange) -> dict:
@@ -43,7 +44,7 @@ def _same_endpoint(a: str, b: str) -> bool:
 
 
 @pytest.mark.req("CARD-01")
-def test_card_is_served_where_the_client_looks(target: Target, card_exchange):
+def test_card_is_served_where_the_client_looks(a2a_target: Target, card_exchange):
     card = _card(card_exchange)
     if "application/json" not in card_exchange.response_headers.get("content-type", ""):
         card_exchange.fail("the Agent Card is not served as application/json")
@@ -51,10 +52,10 @@ def test_card_is_served_where_the_client_looks(target: Target, card_exchange):
 
 
 @pytest.mark.req("CARD-02")
-def test_card_lists_the_target_endpoint(target: Target, card_exchange):
+def test_card_lists_the_target_endpoint(a2a_target: Target, card_exchange):
     interfaces = _card(card_exchange)["supportedInterfaces"]
-    if not any(_same_endpoint(i["url"], target.url) for i in interfaces):
-        card_exchange.fail(f"no supportedInterfaces entry has the URL the kit calls, {target.url}")
+    if not any(_same_endpoint(i["url"], a2a_target.url) for i in interfaces):
+        card_exchange.fail(f"no supportedInterfaces entry has the URL the kit calls, {a2a_target.url}")
 
 
 @pytest.mark.req("BIND-01")
@@ -88,10 +89,10 @@ def test_card_is_not_signed(card_exchange):
 
 
 @pytest.mark.req("CARD-06")
-def test_profile_extensions_are_declared_optional(target: Target, card_exchange):
+def test_profile_extensions_are_declared_optional(a2a_target: Target, card_exchange):
     extensions = _card(card_exchange)["capabilities"].get("extensions") or []
     declared = {e.get("uri"): e for e in extensions}
-    expected = PROFILE_V2_EXTENSIONS if target.claim == "profile-v2" else PROFILE_V1_EXTENSIONS
+    expected = PROFILE_V2_EXTENSIONS if a2a_target.claim == "profile-v2" else PROFILE_V1_EXTENSIONS
     missing = [uri for uri in expected if uri not in declared]
     if missing:
         card_exchange.fail(f"the card does not declare {', '.join(missing)}")
@@ -101,24 +102,24 @@ def test_profile_extensions_are_declared_optional(target: Target, card_exchange)
 
 
 @pytest.mark.req("CARD-07")
-def test_runtime_card_endpoint_serves_the_card(target: Target):
-    if target.runtime is None:
-        pytest.skip("not applicable: the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
+def test_runtime_card_endpoint_serves_the_card(a2a_target: Target):
+    if a2a_target.runtime is None:
+        not_applicable("the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
     with httpx.Client() as http:
-        exchange = fetch(http, target.url + "/card", timeout_s=target.timeout_s)
+        exchange = fetch(http, a2a_target.url + "/card", timeout_s=a2a_target.timeout_s)
     card = _card(exchange)
     try:
-        listed = any(_same_endpoint(i["url"], target.url) for i in card["supportedInterfaces"])
+        listed = any(_same_endpoint(i["url"], a2a_target.url) for i in card["supportedInterfaces"])
     except (KeyError, TypeError):
         listed = False
     if not listed:
-        exchange.fail(f"{target.url}/card is not this Agent's card")
+        exchange.fail(f"{a2a_target.url}/card is not this Agent's card")
 
 
 @pytest.mark.req("CARD-08")
-def test_runtime_card_declares_no_security_schemes(target: Target, card_exchange):
-    if target.runtime is None:
-        pytest.skip("not applicable: a handler's card lists its own security schemes; only Runtime cards are checked")
+def test_runtime_card_declares_no_security_schemes(a2a_target: Target, card_exchange):
+    if a2a_target.runtime is None:
+        not_applicable("a handler's card lists its own security schemes; only Runtime cards are checked")
     card = _card(card_exchange)
     if card.get("securitySchemes") or card.get("securityRequirements"):
         card_exchange.fail("a Runtime card declares no security schemes: callers use an application key and subject")
@@ -133,14 +134,14 @@ def test_card_answer_says_how_long_to_cache_it(card_exchange):
 
 
 @pytest.mark.req("CARD-10")
-def test_card_answer_carries_a_stable_etag(target: Target, card_exchange):
+def test_card_answer_carries_a_stable_etag(a2a_target: Target, card_exchange):
     _card(card_exchange)
     etag = card_exchange.response_headers.get("etag", "").strip()
     if not ENTITY_TAG.match(etag):
         what = f"{etag!r} is not an entity-tag" if etag else "no ETag"
         card_exchange.fail(f"the Agent Card's answer should carry an ETag (A2A §8.6.1): {what}")
     with httpx.Client() as http:
-        again = fetch(http, target.card_url, headers={"Accept": "application/json"}, timeout_s=target.timeout_s)
+        again = fetch(http, a2a_target.card_url, headers={"Accept": "application/json"}, timeout_s=a2a_target.timeout_s)
     _card(again)
     if again.response_body == card_exchange.response_body and again.response_headers.get("etag", "").strip() != etag:
         again.fail(f"the same card came back with another ETag ({etag} before): a tag derives from the card")

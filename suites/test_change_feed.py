@@ -9,9 +9,10 @@ from urllib.parse import urlencode
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 # The task state each turn status stands for, as the feed schema decides it (the agent reads the same map).
 FEED_STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]
@@ -21,11 +22,11 @@ WALK_LIMIT = 2000  # pages; a bounded walk
 class Feed:
     """GET {runtime}/v1/turns as the kit's key, for the whole Tenant or for one subject."""
 
-    def __init__(self, target: Target, client: A2AClient):
-        if target.runtime is None:
-            pytest.skip("not applicable: the change feed is a Runtime's; the target is not a Runtime endpoint")
-        self.url = f"{target.runtime[0]}/v1/turns"
-        self.client = client
+    def __init__(self, a2a_target: Target, a2a_client: A2AClient):
+        if a2a_target.runtime is None:
+            not_applicable("the change feed is a Runtime's; the target is not a Runtime endpoint")
+        self.url = f"{a2a_target.runtime[0]}/v1/turns"
+        self.client = a2a_client
 
     def get(self, *, subject: str | None = None, **query) -> Exchange:
         headers = {"Authorization": f"Bearer {self.client.key}", "Accept": "application/json"}
@@ -37,7 +38,7 @@ class Feed:
     def page(self, **query) -> tuple[Exchange, dict]:
         exchange = self.get(**query)
         if exchange.status == 404 and "feature" in exchange.response_body.decode("utf-8", "replace").lower():
-            pytest.skip("not applicable: the Host does not have the feature turns")
+            not_applicable("the Host does not have the feature turns")
         if exchange.status != 200:
             exchange.fail(f"GET /v1/turns should answer 200, got {exchange.status}")
         page = exchange.json
@@ -59,8 +60,8 @@ class Feed:
 
 
 @pytest.fixture
-def feed(target: Target, client: A2AClient) -> Feed:
-    return Feed(target, client)
+def feed(a2a_target: Target, a2a_client: A2AClient) -> Feed:
+    return Feed(a2a_target, a2a_client)
 
 
 def _for(turns: list, task_id: str) -> list:
@@ -73,9 +74,9 @@ def _when(value: str) -> datetime:
 
 @pytest.mark.req("FEED-01", "FEED-08")
 @pytest.mark.scenario("complete")
-def test_key_alone_reads_every_subject(feed: Feed, client: A2AClient, other_client: A2AClient):
+def test_key_alone_reads_every_subject(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
     cursor = _tail(feed)
-    mine, theirs = drivers.run(client, "complete"), drivers.run(other_client, "complete")
+    mine, theirs = drivers.run(a2a_client, "complete"), drivers.run(a2a_other_client, "complete")
     turns, _ = feed.walk(after=cursor)
     if not _for(turns, mine["id"]) or not _for(turns, theirs["id"]):
         pytest.fail("a key alone reads the whole Tenant: both subjects' turns must be in the feed")
@@ -89,9 +90,9 @@ def _tail(feed: Feed) -> str:
 @pytest.mark.req("FEED-02", "FEED-03")
 @pytest.mark.scenario("ask")
 @pytest.mark.scenario("complete")
-def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, client: A2AClient):
+def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_client: A2AClient):
     cursor = _tail(feed)
-    task = drivers.run(client, "ask")
+    task = drivers.run(a2a_client, "ask")
     turns, cursor = feed.walk(after=cursor)
     if [t["status"] for t in _for(turns, task["id"])][-1:] != ["paused"]:
         pytest.fail("a turn paused on a question shows in the feed as paused")
@@ -100,8 +101,8 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, clie
         pytest.fail("a cursor past a turn's change must not give that change again")
     if not empty.get("cursor"):
         pytest.fail("a page with no turns still carries a cursor")
-    drivers.settle(client, client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
-    drivers.run(client, "complete")  # a second turn changing after it, so the order has something to show
+    drivers.settle(a2a_client, a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
+    drivers.run(a2a_client, "complete")  # a second turn changing after it, so the order has something to show
     again, _ = feed.walk(after=empty["cursor"])
     mine = _for(again, task["id"])
     if not mine or mine[-1]["status"] != "completed":
@@ -113,8 +114,8 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, clie
 
 @pytest.mark.req("FEED-04")
 @pytest.mark.scenario("complete")
-def test_without_cursor_the_feed_starts_at_the_beginning(feed: Feed, client: A2AClient):
-    task = drivers.run(client, "complete")
+def test_without_cursor_the_feed_starts_at_the_beginning(feed: Feed, a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "complete")
     turns, _ = feed.walk()
     if not _for(turns, task["id"]):
         pytest.fail("a walk from the beginning reaches every turn, this check's among them")
@@ -122,9 +123,9 @@ def test_without_cursor_the_feed_starts_at_the_beginning(feed: Feed, client: A2A
 
 @pytest.mark.req("FEED-05")
 @pytest.mark.scenario("complete")
-def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, client: A2AClient):
+def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, a2a_client: A2AClient):
     cursor = _tail(feed)
-    made = [drivers.run(client, "complete")["id"] for _ in range(3)]
+    made = [drivers.run(a2a_client, "complete")["id"] for _ in range(3)]
     _, page = feed.page(changedAfter=cursor, limit=2)
     if len(page["turns"]) > 2 or not page["hasMore"]:
         pytest.fail("limit 2 gives at most two turns, and hasMore while more follow")
@@ -143,9 +144,9 @@ def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, client: A2ACl
 
 @pytest.mark.req("FEED-06")
 @pytest.mark.scenario("complete")
-def test_session_lists_its_turns_oldest_first(feed: Feed, client: A2AClient):
+def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient):
     cursor, context = _tail(feed), drivers.new_context()
-    made = [drivers.run(client, "complete", context_id=context)["id"] for _ in range(3)]
+    made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
     turns, _ = feed.walk(after=cursor)
     session = {t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") in made}
     if len(session) != 1:
@@ -161,11 +162,11 @@ def test_session_lists_its_turns_oldest_first(feed: Feed, client: A2AClient):
 
 @pytest.mark.req("FEED-07")
 @pytest.mark.scenario("complete")
-def test_subject_sees_only_its_sessions(feed: Feed, client: A2AClient, other_client: A2AClient):
+def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
     cursor = _tail(feed)
-    theirs = drivers.run(other_client, "complete")
-    drivers.run(client, "complete")
-    turns, _ = feed.walk(after=cursor, subject=client.subject)
+    theirs = drivers.run(a2a_other_client, "complete")
+    drivers.run(a2a_client, "complete")
+    turns, _ = feed.walk(after=cursor, subject=a2a_client.subject)
     if _for(turns, theirs["id"]):
         pytest.fail("with Nylorun-Subject the feed lists only that subject's turns")
 
@@ -174,15 +175,15 @@ def test_subject_sees_only_its_sessions(feed: Feed, client: A2AClient, other_cli
 @pytest.mark.parametrize(
     "scenario", [pytest.param(n, marks=pytest.mark.scenario(n)) for n in ("complete", "ask", "fail")]
 )
-def test_turn_agrees_with_its_task(feed: Feed, client: A2AClient, scenario: str, cancel_at_end):
+def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, scenario: str, a2a_cancel_at_end):
     cursor = _tail(feed)
-    task = drivers.settle(client, client.send(drivers.scenario(scenario)).task)
-    cancel_at_end(client, task["id"])
+    task = drivers.settle(a2a_client, a2a_client.send(drivers.scenario(scenario)).task)
+    a2a_cancel_at_end(a2a_client, task["id"])
     turns, _ = feed.walk(after=cursor)
     mine = _for(turns, task["id"])
     if not mine:
         pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
-    latest, state = mine[-1], drivers.state(client.get_task(task["id"]).task)
+    latest, state = mine[-1], drivers.state(a2a_client.get_task(task["id"]).task)
     if latest["a2a"].get("contextId") != task["contextId"] or latest["status"] != FEED_STATUS[state]:
         pytest.fail(f"the turn says {latest['status']}, the task {state}: {json.dumps(latest)}")
     if (latest["endedAt"] is not None) != (state in drivers.TERMINAL):

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, strict_json
+from nylorun_a2a_kit.fixtures.client import A2AClient, strict_json
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 STANDARD_CODES = {-32700, -32600, -32601, -32602}
 # A body past this may meet an Agent's size limit, and HTTP 413 is then a fitting answer; the pages set no
@@ -22,7 +22,7 @@ ENVELOPE = b'"jsonrpc": "2.0", "id": 1, "method": "ListTasks"'
 # decision. Left out on purpose: a request without id (a JSON-RPC notification, which gets no answer at all)
 # and batches (A2A does not say).
 STANDARD, ANY_ERROR, ANY_ANSWER = "standard", "any-error", "any-answer"
-# The kit's preferred readings where the rules leave a point open, held to with --strict-spec=yes.
+# The kit's preferred readings where the rules leave a point open, held to with --a2a-strict-spec=yes.
 STRICT = {"params-an-empty-list": STANDARD}
 MALFORMED = {
     # not JSON (RFC 8259): -32700 with id null
@@ -64,18 +64,18 @@ MALFORMED = {
     "params-a-string": (b'{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": "{}"}', STANDARD),
     "params-null": (b'{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": null}', STANDARD),
     # JSON-RPC 2.0 §4.2 allows params by position, and every ListTasks param is optional: an empty array may be
-    # served as "no params". The kit's preferred reading (A2A's params are objects: refuse) is --strict-spec.
+    # served as "no params". The kit's preferred reading (A2A's params are objects: refuse) is --a2a-strict-spec.
     "params-an-empty-list": (b'{"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": []}', ANY_ANSWER),
 }
 
 
 @pytest.mark.req("ERR-03")
 @pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
-def test_malformed_request_gets_the_standard_error(client: A2AClient, target: Target, case: str):
+def test_malformed_request_gets_the_standard_error(a2a_client: A2AClient, a2a_target: Target, case: str):
     body, name = MALFORMED[case]
-    if target.strict_spec and case in STRICT:
+    if a2a_target.strict_spec and case in STRICT:
         name = STRICT[case]
-    exchange = client.post(body, method="(malformed)", schema="jsonrpc/Response.json")
+    exchange = a2a_client.post(body, method="(malformed)", schema="jsonrpc/Response.json")
     if exchange.status == 413 and len(body) > SIZE_LIMIT_FLOOR:
         return  # the Agent's body size limit refused it first: a fitting refusal (ERR-03's decision)
     if exchange.status is not None and exchange.status >= 500 and not exchange.is_error:
@@ -95,8 +95,8 @@ def test_malformed_request_gets_the_standard_error(client: A2AClient, target: Ta
 
 
 @pytest.mark.req("ERR-05")
-def test_unknown_method_is_not_found(client: A2AClient):
-    client.call("tasks/get", {"id": "x"}).expect_error("MethodNotFoundError")
+def test_unknown_method_is_not_found(a2a_client: A2AClient):
+    a2a_client.call("tasks/get", {"id": "x"}).expect_error("MethodNotFoundError")
 
 
 @pytest.mark.req("ERR-06")
@@ -110,8 +110,8 @@ def test_unknown_method_is_not_found(client: A2AClient):
     ],
     ids=["send-part-two-contents", "send-message-id-not-a-string", "get-id-not-string", "list-page-size-not-a-number"],
 )
-def test_invalid_params_get_invalid_params(client: A2AClient, method: str, params: dict):
-    client.call(method, params).expect_error("InvalidParamsError")
+def test_invalid_params_get_invalid_params(a2a_client: A2AClient, method: str, params: dict):
+    a2a_client.call(method, params).expect_error("InvalidParamsError")
 
 
 @pytest.mark.req("ERR-13")
@@ -125,22 +125,22 @@ def test_invalid_params_get_invalid_params(client: A2AClient, method: str, param
     ],
     ids=["send-no-message", "send-no-parts", "get-no-id", "cancel-no-id"],
 )
-def test_params_missing_what_is_required_get_invalid_params(client: A2AClient, method: str, params: dict):
-    client.call(method, params).expect_error("InvalidParamsError")
+def test_params_missing_what_is_required_get_invalid_params(a2a_client: A2AClient, method: str, params: dict):
+    a2a_client.call(method, params).expect_error("InvalidParamsError")
 
 
 @pytest.mark.req("ERR-13")
-def test_an_unknown_status_filter_is_refused_or_ignored(client: A2AClient, target: Target):
+def test_an_unknown_status_filter_is_refused_or_ignored(a2a_client: A2AClient, a2a_target: Target):
     # A ProtoJSON parser set to ignore unknown fields drops an unknown enum value (A2A §5.7): the request is
-    # then served as if unfiltered. The kit's preferred reading, a refusal (A2A §6.5's example), is --strict-spec.
-    exchange = client.call("ListTasks", {"status": "TASK_STATE_RUNNING"})
-    if target.strict_spec or exchange.is_error:
+    # then served as if unfiltered. The kit's preferred reading, a refusal (A2A §6.5's example), is --a2a-strict-spec.
+    exchange = a2a_client.call("ListTasks", {"status": "TASK_STATE_RUNNING"})
+    if a2a_target.strict_spec or exchange.is_error:
         exchange.expect_error("InvalidParamsError")
 
 
 @pytest.mark.req("ERR-07")
-def test_invalid_params_name_the_field(client: A2AClient):
-    exchange = client.call("GetTask", {"id": "x", "historyLength": "five"})
+def test_invalid_params_name_the_field(a2a_client: A2AClient):
+    exchange = a2a_client.call("GetTask", {"id": "x", "historyLength": "five"})
     exchange.expect_error("InvalidParamsError")
     detail = exchange.detail("BadRequest")
     if detail is None:
@@ -151,8 +151,8 @@ def test_invalid_params_name_the_field(client: A2AClient):
 
 
 @pytest.mark.req("ERR-02")
-def test_a2a_errors_carry_error_info(client: A2AClient):
-    for name, provoke in _a2a_errors(client):
+def test_a2a_errors_carry_error_info(a2a_client: A2AClient):
+    for name, provoke in _a2a_errors(a2a_client):
         exchange = provoke()
         exchange.expect_error(name)
         if exchange.detail("ErrorInfo") is None:
@@ -161,9 +161,9 @@ def test_a2a_errors_carry_error_info(client: A2AClient):
 
 @pytest.mark.req("ERR-02")
 @pytest.mark.scenario("complete")
-def test_task_not_cancelable_carries_error_info(client: A2AClient):
-    task = drivers.run(client, "complete")
-    exchange = client.cancel(task["id"])
+def test_task_not_cancelable_carries_error_info(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "complete")
+    exchange = a2a_client.cancel(task["id"])
     exchange.expect_error("TaskNotCancelableError")
     if exchange.detail("ErrorInfo") is None:
         exchange.fail("an A2A error must carry a google.rpc.ErrorInfo detail (reason, domain, metadata)")
@@ -185,14 +185,14 @@ REQUEST_IDS = {
 
 @pytest.mark.req("ERR-01")
 @pytest.mark.parametrize("request_id", list(REQUEST_IDS.values()), ids=list(REQUEST_IDS))
-def test_answer_carries_the_request_id(client: A2AClient, request_id):
-    client.call("ListTasks", {"pageSize": 1}, request_id=request_id)  # call() checks the id, value and type
+def test_answer_carries_the_request_id(a2a_client: A2AClient, request_id):
+    a2a_client.call("ListTasks", {"pageSize": 1}, request_id=request_id)  # call() checks the id, value and type
 
 
 @pytest.mark.req("ERR-01")
-def test_whole_number_id_written_with_a_fraction_is_echoed_or_refused(client: A2AClient):
+def test_whole_number_id_written_with_a_fraction_is_echoed_or_refused(a2a_client: A2AClient):
     body = b'{"jsonrpc": "2.0", "id": 1.0, "method": "ListTasks", "params": {"pageSize": 1}}'
-    exchange = client.post(body, method="ListTasks", schema="jsonrpc/Response.json")
+    exchange = a2a_client.post(body, method="ListTasks", schema="jsonrpc/Response.json")
     answered = exchange.json.get("id")
     refused = exchange.is_error and exchange.error.get("code") == -32600 and answered is None
     if not refused and (isinstance(answered, bool) or answered != 1):
@@ -203,50 +203,53 @@ def test_whole_number_id_written_with_a_fraction_is_echoed_or_refused(client: A2
 
 @pytest.mark.req("ERR-01")
 @pytest.mark.parametrize("request_id", list(REQUEST_IDS.values()), ids=list(REQUEST_IDS))
-def test_error_answer_carries_the_request_id(client: A2AClient, request_id):
-    client.call("GetTask", {"id": drivers.new_context()}, request_id=request_id).expect_error("TaskNotFoundError")
+def test_error_answer_carries_the_request_id(a2a_client: A2AClient, request_id):
+    a2a_client.call("GetTask", {"id": drivers.new_context()}, request_id=request_id).expect_error("TaskNotFoundError")
 
 
 @pytest.mark.req("ERR-08")
-def test_unknown_fields_are_ignored(client: A2AClient):
+def test_unknown_fields_are_ignored(a2a_client: A2AClient):
     params = {"contextId": drivers.new_context(), "kitUnknownField": {"nested": [1, 2]}}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": params}).encode()
-    exchange = client.post(body, method="ListTasks", schema="methods/ListTasks.json#/$defs/response")
+    exchange = a2a_client.post(body, method="ListTasks", schema="methods/ListTasks.json#/$defs/response")
     if exchange.is_error:
         exchange.fail("an unknown field in params should be ignored (A2A §5.7), not refused")
 
 
-def _error_cases(client: A2AClient):
-    yield "TaskNotFoundError", lambda: client.get_task(drivers.new_context())
-    yield "MethodNotFoundError", lambda: client.call("NoSuchMethod", {})
-    yield "InvalidParamsError", lambda: client.call("ListTasks", {"pageSize": "ten"})  # a wrong type: ERR-06's MUST
-    yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version="9.9"))
+def _error_cases(a2a_client: A2AClient):
+    yield "TaskNotFoundError", lambda: a2a_client.get_task(drivers.new_context())
+    yield "MethodNotFoundError", lambda: a2a_client.call("NoSuchMethod", {})
+    yield "InvalidParamsError", lambda: a2a_client.call("ListTasks", {"pageSize": "ten"})  # a wrong type: ERR-06's MUST
+    yield (
+        "VersionNotSupportedError",
+        lambda: a2a_client.call("ListTasks", {}, headers=a2a_client.headers(version="9.9")),
+    )
 
 
 @pytest.mark.req("ERR-09")
-def test_error_objects_carry_code_and_message(client: A2AClient):
-    for name, provoke in _error_cases(client):
+def test_error_objects_carry_code_and_message(a2a_client: A2AClient):
+    for name, provoke in _error_cases(a2a_client):
         exchange = provoke()
         error = exchange.expect_error(name)
         if not isinstance(error.get("message"), str):
             exchange.fail("every error object carries a message string")
 
 
-def _a2a_errors(client: A2AClient):
+def _a2a_errors(a2a_client: A2AClient):
     """Calls that draw an A2A error (-32001..-32099) from any Profile agent, with no scenario needed."""
     unknown = drivers.new_context()
-    yield "TaskNotFoundError", lambda: client.get_task(unknown)
-    yield "TaskNotFoundError", lambda: client.cancel(unknown)
-    yield "UnsupportedOperationError", lambda: client.call("GetExtendedAgentCard", {})
-    yield "VersionNotSupportedError", lambda: client.call("ListTasks", {}, headers=client.headers(version=None))
+    yield "TaskNotFoundError", lambda: a2a_client.get_task(unknown)
+    yield "TaskNotFoundError", lambda: a2a_client.cancel(unknown)
+    yield "UnsupportedOperationError", lambda: a2a_client.call("GetExtendedAgentCard", {})
+    yield "VersionNotSupportedError", lambda: a2a_client.call("ListTasks", {}, headers=a2a_client.headers(version=None))
 
 
 A2A_DOMAIN = "a2a-protocol.org"
 
 
 @pytest.mark.req("ERR-10")
-def test_a2a_errors_name_the_a2a_domain(client: A2AClient):
-    for name, provoke in _a2a_errors(client):
+def test_a2a_errors_name_the_a2a_domain(a2a_client: A2AClient):
+    for name, provoke in _a2a_errors(a2a_client):
         exchange = provoke()
         exchange.expect_error(name)
         info = exchange.detail("ErrorInfo")
@@ -270,8 +273,8 @@ def _detail_problems(error: dict) -> list[str]:
 
 
 @pytest.mark.req("ERR-11")
-def test_error_details_carry_their_type(client: A2AClient):
-    cases = [*_error_cases(client), *_a2a_errors(client)]
+def test_error_details_carry_their_type(a2a_client: A2AClient):
+    cases = [*_error_cases(a2a_client), *_a2a_errors(a2a_client)]
     for name, provoke in cases:
         exchange = provoke()  # the answer's schema already requires it; the check says so in its own words
         problems = _detail_problems(exchange.expect_error(name))
@@ -280,9 +283,9 @@ def test_error_details_carry_their_type(client: A2AClient):
 
 
 @pytest.mark.req("ERR-12")
-def test_notification_gets_no_reply(client: A2AClient):
+def test_notification_gets_no_reply(a2a_client: A2AClient):
     body = json.dumps({"jsonrpc": "2.0", "method": "ListTasks", "params": {"pageSize": 1}}).encode()
-    exchange = client.post(body, method="ListTasks")
+    exchange = a2a_client.post(body, method="ListTasks")
     if exchange.status is not None and exchange.status >= 500:
         exchange.fail(f"a notification must not meet a server failure, got HTTP {exchange.status}")
     try:

@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
 
@@ -19,9 +20,9 @@ def _echoed(exchange: Exchange) -> set[str]:
     return {uri.strip() for value in values for uri in value.split(",") if uri.strip()}
 
 
-def _list(client: A2AClient, headers) -> Exchange:
+def _list(a2a_client: A2AClient, headers) -> Exchange:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}}).encode()
-    return client.post(body, method="ListTasks", headers=headers, schema="methods/ListTasks.json#/$defs/response")
+    return a2a_client.post(body, method="ListTasks", headers=headers, schema="methods/ListTasks.json#/$defs/response")
 
 
 @pytest.mark.req("EXT-01")
@@ -30,28 +31,28 @@ def _list(client: A2AClient, headers) -> Exchange:
     [extensions.V2, extensions.V1, (extensions.PROGRESS, extensions.FILES)],
     ids=["all-five", "v1", "progress-and-files"],
 )
-def test_activated_extensions_are_echoed(client: A2AClient, activated: tuple[str, ...]):
-    exchange = client.with_(extensions=list(activated)).list_tasks(pageSize=1)
+def test_activated_extensions_are_echoed(a2a_client: A2AClient, activated: tuple[str, ...]):
+    exchange = a2a_client.with_(extensions=list(activated)).list_tasks(pageSize=1)
     if _echoed(exchange) != set(activated):
         exchange.fail(f"the answer must echo exactly the activated extensions {sorted(activated)}")
 
 
 @pytest.mark.req("EXT-01")
-def test_header_is_read_as_http_reads_it(client: A2AClient):
+def test_header_is_read_as_http_reads_it(a2a_client: A2AClient):
     # Header names are case-insensitive, a field may repeat, and list items may carry spaces (RFC 9110 §5.3).
-    headers = [(k, v) for k, v in client.headers().items()]
+    headers = [(k, v) for k, v in a2a_client.headers().items()]
     headers += [
         ("a2a-extensions", f"{extensions.INTERACTIONS}  ,  {extensions.INTERACTIONS}"),
         ("A2A-EXTENSIONS", extensions.PROGRESS),
     ]
-    exchange = _list(client, headers)
+    exchange = _list(a2a_client, headers)
     if exchange.is_error or _echoed(exchange) != {extensions.INTERACTIONS, extensions.PROGRESS}:
         exchange.fail("repeated, differently cased A2A-Extensions fields with spaces activate their union")
 
 
 @pytest.mark.req("EXT-02")
-def test_unknown_extension_is_ignored(client: A2AClient):
-    exchange = client.with_(extensions=[UNKNOWN_URI, extensions.INTERACTIONS]).list_tasks(pageSize=1)
+def test_unknown_extension_is_ignored(a2a_client: A2AClient):
+    exchange = a2a_client.with_(extensions=[UNKNOWN_URI, extensions.INTERACTIONS]).list_tasks(pageSize=1)
     if exchange.is_error:
         exchange.fail("an undeclared URI in A2A-Extensions is ignored, not refused")
     if UNKNOWN_URI in _echoed(exchange):
@@ -63,8 +64,8 @@ VERSIONED_URI = re.compile(r"^(?P<base>.+/v)(?P<major>\d+)/?$")
 
 
 @pytest.mark.req("EXT-08")
-def test_other_version_does_not_fall_back_to_the_declared_one(target: Target, client: A2AClient):
-    listed = (target.card.get("capabilities") or {}).get("extensions") or []
+def test_other_version_does_not_fall_back_to_the_declared_one(a2a_target: Target, a2a_client: A2AClient):
+    listed = (a2a_target.card.get("capabilities") or {}).get("extensions") or []
     declared = {e["uri"] for e in listed if isinstance(e, dict) and isinstance(e.get("uri"), str)}
     others = {}
     for uri in sorted(declared):
@@ -73,8 +74,8 @@ def test_other_version_does_not_fall_back_to_the_declared_one(target: Target, cl
         if other and other not in declared:
             others[uri] = other
     if not others:
-        pytest.skip("not applicable: the card declares no extension URI that ends in its version (…/v<N>)")
-    exchange = client.with_(extensions=sorted(others.values())).list_tasks(pageSize=1)
+        not_applicable("the card declares no extension URI that ends in its version (…/v<N>)")
+    exchange = a2a_client.with_(extensions=sorted(others.values())).list_tasks(pageSize=1)
     fell_back = sorted(_echoed(exchange) & set(others))
     if fell_back:
         exchange.fail(
@@ -89,17 +90,17 @@ EXTENSION_DATA_SCENARIOS = pytest.mark.parametrize(
 )
 
 
-def _paused_with_history(v2_client: A2AClient, scenario: str, cancel_at_end) -> tuple:
-    task = v2_client.send(drivers.scenario(scenario)).task
-    cancel_at_end(v2_client, task["id"])
-    got = v2_client.get_task(task["id"], history_length=50)
+def _paused_with_history(a2a_v2_client: A2AClient, scenario: str, a2a_cancel_at_end) -> tuple:
+    task = a2a_v2_client.send(drivers.scenario(scenario)).task
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
+    got = a2a_v2_client.get_task(task["id"], history_length=50)
     return got, [got.task["status"].get("message") or {}, *(got.task.get("history") or [])]
 
 
 @pytest.mark.req("EXT-03")
 @EXTENSION_DATA_SCENARIOS
-def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str, cancel_at_end):
-    got, messages = _paused_with_history(v2_client, scenario, cancel_at_end)
+def test_extension_data_rides_in_metadata(a2a_v2_client: A2AClient, scenario: str, a2a_cancel_at_end):
+    got, messages = _paused_with_history(a2a_v2_client, scenario, a2a_cancel_at_end)
     uri = extensions.INTERACTIONS if scenario == "approve" else extensions.PROGRESS
     if extensions.read(got.task, uri) is None:
         got.fail(f"the {scenario} scenario's data must ride in metadata under {uri}")
@@ -115,8 +116,8 @@ def test_extension_data_rides_in_metadata(v2_client: A2AClient, scenario: str, c
 
 @pytest.mark.req("EXT-04")
 @EXTENSION_DATA_SCENARIOS
-def test_message_with_extension_data_lists_the_uri(v2_client: A2AClient, scenario: str, cancel_at_end):
-    got, messages = _paused_with_history(v2_client, scenario, cancel_at_end)
+def test_message_with_extension_data_lists_the_uri(a2a_v2_client: A2AClient, scenario: str, a2a_cancel_at_end):
+    got, messages = _paused_with_history(a2a_v2_client, scenario, a2a_cancel_at_end)
     for message in messages:
         carried = {k for k in (message.get("metadata") or {}) if k.startswith(extensions.PROFILE_PREFIX)}
         missing = carried - set(message.get("extensions") or [])
@@ -148,24 +149,24 @@ def _shape_case(uri: str, requirement):
     [_shape_case(uri, V1_SHAPE) for uri in extensions.V1]
     + [_shape_case(uri, V2_SHAPE) for uri in extensions.V2 if uri not in extensions.V1],
 )
-def test_extension_data_has_the_profile_shape(request, uri: str, recorder: list, cancel_at_end):
+def test_extension_data_has_the_profile_shape(request, uri: str, a2a_recorder: list, a2a_cancel_at_end):
     # Every answer's extension data is checked against schemas/extensions/ as it arrives and recorded on
     # the exchange; this check drives the scenarios that produce this extension's data and reads the record.
-    client = request.getfixturevalue("v1_client" if uri in extensions.V1 else "v2_client")
+    a2a_client = request.getfixturevalue("a2a_v1_client" if uri in extensions.V1 else "a2a_v2_client")
     seen = False
     for name, argument in SHAPE_RUNS[uri]:
-        task = client.send(drivers.scenario(name, argument), return_immediately=True).task
-        cancel_at_end(client, task["id"])
+        task = a2a_client.send(drivers.scenario(name, argument), return_immediately=True).task
+        a2a_cancel_at_end(a2a_client, task["id"])
         task = drivers.wait_for(
-            client, task["id"], lambda t: drivers.state(t) in drivers.SETTLED or bool(extensions.read(t, uri))
+            a2a_client, task["id"], lambda t: drivers.state(t) in drivers.SETTLED or bool(extensions.read(t, uri))
         )
-        got = client.get_task(task["id"], history_length=50)
-        client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
+        got = a2a_client.get_task(task["id"], history_length=50)
+        a2a_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
         seen = seen or any(uri in m for m in extensions.profile_mentions(got.method, got.json.get("result")))
-    wrong = [(e, v) for e in recorder for v in e.extension_violations.get(uri, [])]
+    wrong = [(e, v) for e in a2a_recorder for v in e.extension_violations.get(uri, [])]
     if wrong:
         exchange, _ = wrong[0]
         listed = "\n".join(f"  {v}" for _, v in wrong[:10])
         exchange.fail(f"{uri} data breaks its schema (schemas/extensions/):\n{listed}")
     if not seen:
-        client.get_task(task["id"]).fail(f"the scenarios should answer {uri} data")
+        a2a_client.get_task(task["id"]).fail(f"the scenarios should answer {uri} data")

@@ -9,18 +9,18 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, extensions
-from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.scenarios.file_server import FileServer
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.requirements import not_checked
+from nylorun_a2a_kit.fixtures.scenarios import FileServer, drivers
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 def _file_artifacts(task: dict) -> list[dict]:
     return [a for a in task.get("artifacts") or [] if any("raw" in p or "url" in p for p in a.get("parts", []))]
 
 
-def _write(client: A2AClient, path: str, content: str, **send) -> dict:
-    return drivers.settle(client, client.send(drivers.scenario("file", f"{path} {content}"), **send).task)
+def _write(a2a_client: A2AClient, path: str, content: str, **send) -> dict:
+    return drivers.settle(a2a_client, a2a_client.send(drivers.scenario("file", f"{path} {content}"), **send).task)
 
 
 def _origin(url: str) -> tuple:
@@ -28,23 +28,23 @@ def _origin(url: str) -> tuple:
     return parts.scheme, parts.hostname, parts.port
 
 
-def _download(client: A2AClient, url: str) -> Exchange:
+def _download(a2a_client: A2AClient, url: str) -> Exchange:
     """GET a file URL as a caller would: plain first, then with the target's credentials.
 
     The credentials go only to the target's own origin: the kit never hands its key to another host.
     """
-    plain = client.get(url)
-    if plain.status == 200 or _origin(url) != _origin(client.url):
+    plain = a2a_client.get(url)
+    if plain.status == 200 or _origin(url) != _origin(a2a_client.url):
         return plain
-    headers = {k: v for k, v in client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
-    return client.get(url, headers)
+    headers = {k: v for k, v in a2a_client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
+    return a2a_client.get(url, headers)
 
 
-def _bytes_of(client: A2AClient, part: dict) -> tuple[bytes, Exchange | None]:
+def _bytes_of(a2a_client: A2AClient, part: dict) -> tuple[bytes, Exchange | None]:
     if "raw" in part:
         value = part["raw"]
         return base64.urlsafe_b64decode((value + "=" * (-len(value) % 4)).replace("+", "-").replace("/", "_")), None
-    download = _download(client, part["url"])
+    download = _download(a2a_client, part["url"])
     if download.status != 200:
         download.fail("a url file part's URL must answer the file's bytes")
     return download.response_body, download
@@ -54,74 +54,77 @@ def _bytes_of(client: A2AClient, part: dict) -> tuple[bytes, Exchange | None]:
 @pytest.mark.parametrize(
     "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("file", "complete")]
 )
-def test_file_artifacts_carry_files_data(v2_client: A2AClient, scenario: str):
+def test_file_artifacts_carry_files_data(a2a_v2_client: A2AClient, scenario: str):
     argument = "notes/summary.txt A short summary." if scenario == "file" else None
-    task = drivers.settle(v2_client, v2_client.send(drivers.scenario(scenario, argument)).task)
+    task = drivers.settle(a2a_v2_client, a2a_v2_client.send(drivers.scenario(scenario, argument)).task)
     artifacts = _file_artifacts(task)
     if not artifacts:
-        v2_client.get_task(task["id"]).fail(f"the {scenario} scenario should answer file artifacts")
+        a2a_v2_client.get_task(task["id"]).fail(f"the {scenario} scenario should answer file artifacts")
     for artifact in artifacts:
         file = (artifact.get("metadata") or {}).get(extensions.FILES)
         if not file or not {"kind", "version", "size", "sha256", "path"} <= set(file):
-            v2_client.get_task(task["id"]).fail(
+            a2a_v2_client.get_task(task["id"]).fail(
                 f"artifact {artifact.get('artifactId')} carries a file without all of files/v1's fields"
             )
 
 
 @pytest.mark.req("FILE-02")
 @pytest.mark.scenario("file")
-def test_size_and_sha256_match_the_bytes(v2_client: A2AClient):
+def test_size_and_sha256_match_the_bytes(a2a_v2_client: A2AClient):
     content = f"line one {secrets.token_hex(4)} naïve ✓"
-    task = _write(v2_client, "reports/check.txt", content)
+    task = _write(a2a_v2_client, "reports/check.txt", content)
     for artifact in _file_artifacts(task):
         file = (artifact.get("metadata") or {}).get(extensions.FILES) or {}
         for part in artifact["parts"]:
             if "raw" not in part and "url" not in part:
                 continue
-            data, _ = _bytes_of(v2_client, part)
+            data, _ = _bytes_of(a2a_v2_client, part)
             got = (len(data), hashlib.sha256(data).hexdigest())
             if got != (file.get("size"), file.get("sha256")):
-                v2_client.get_task(task["id"]).fail(
+                a2a_v2_client.get_task(task["id"]).fail(
                     f"files/v1 says size {file.get('size')} sha256 {file.get('sha256')}, the bytes are {got}"
                 )
 
 
 @pytest.mark.req("FILE-03")
 @pytest.mark.scenario("complete")
-def test_url_file_parts_can_be_fetched(v2_client: A2AClient):
-    task = drivers.run(v2_client, "complete")
+def test_url_file_parts_can_be_fetched(a2a_v2_client: A2AClient):
+    task = drivers.run(a2a_v2_client, "complete")
     urls = [p["url"] for a in task.get("artifacts") or [] for p in a.get("parts", []) if "url" in p]
     if not urls:
-        v2_client.get_task(task["id"]).fail("the complete scenario answers a url file part")
+        a2a_v2_client.get_task(task["id"]).fail("the complete scenario answers a url file part")
     for url in urls:
-        _bytes_of(v2_client, {"url": url})
+        _bytes_of(a2a_v2_client, {"url": url})
 
 
 @pytest.mark.req("FILE-04")
 @pytest.mark.scenario("inspect")
-def test_url_part_in_a_message_is_read(target: Target, v2_client: A2AClient):
-    if urlsplit(target.url).hostname not in ("127.0.0.1", "localhost", "::1"):
-        pytest.skip("not checked: the kit serves the input file on loopback, which a remote target cannot reach")
+def test_url_part_in_a_message_is_read(a2a_target: Target, a2a_v2_client: A2AClient):
+    if urlsplit(a2a_target.url).hostname not in ("127.0.0.1", "localhost", "::1"):
+        not_checked(
+            "the kit serves the input file on loopback, which a remote target cannot reach",
+            needs="a target on this machine (loopback)",
+        )
     data = secrets.token_bytes(3000)
     server = FileServer()
     try:
         url = server.add(data, "input.bin")
         part = {"url": url, "filename": "input.bin", "mediaType": "application/octet-stream"}
-        task = drivers.settle(v2_client, v2_client.send(drivers.scenario("inspect"), part).task)
+        task = drivers.settle(a2a_v2_client, a2a_v2_client.send(drivers.scenario("inspect"), part).task)
     finally:
         server.close()
     reports = [p["data"] for a in task.get("artifacts") or [] for p in a.get("parts", []) if "data" in p]
     seen = [r for report in reports for r in report.get("inspected", []) if r.get("url") == url]
     if not seen or (seen[0].get("size"), seen[0].get("sha256")) != (len(data), hashlib.sha256(data).hexdigest()):
-        v2_client.get_task(task["id"]).fail(f"the Agent must read the url part's file: {len(data)} bytes at {url}")
+        a2a_v2_client.get_task(task["id"]).fail(f"the Agent must read the url part's file: {len(data)} bytes at {url}")
 
 
 @pytest.mark.req("FILE-05")
 @pytest.mark.scenario("file")
-def test_version_changes_when_the_file_changes(v2_client: A2AClient):
+def test_version_changes_when_the_file_changes(a2a_v2_client: A2AClient):
     context = drivers.new_context()
-    first = _write(v2_client, "drafts/plan.txt", "first draft", context_id=context)
-    second = _write(v2_client, "drafts/plan.txt", "second draft", context_id=context)
+    first = _write(a2a_v2_client, "drafts/plan.txt", "first draft", context_id=context)
+    second = _write(a2a_v2_client, "drafts/plan.txt", "second draft", context_id=context)
 
     def version(task: dict):
         # The file scenario answers one file artifact; its path's form is the Agent's (files/v1 decision).
@@ -131,4 +134,6 @@ def test_version_changes_when_the_file_changes(v2_client: A2AClient):
     before, after = version(first), version(second)
     grew = after > before if isinstance(before, int) and isinstance(after, int) else after != before
     if before is None or after is None or not grew:
-        v2_client.get_task(second["id"]).fail(f"a changed file's version must change (grow): {before!r} → {after!r}")
+        a2a_v2_client.get_task(second["id"]).fail(
+            f"a changed file's version must change (grow): {before!r} → {after!r}"
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, extensions, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 APPROVED_ACTION = "approved action ran"
@@ -23,144 +23,146 @@ def _on_status_message(task: dict) -> dict:
     return (message.get("metadata") or {}).get(extensions.INTERACTIONS) or {}
 
 
-def _paused(client: A2AClient, scenario: str) -> dict:
-    task = drivers.run(client, scenario)
+def _paused(a2a_client: A2AClient, scenario: str) -> dict:
+    task = drivers.run(a2a_client, scenario)
     kind, state = PAUSE[scenario]
     if drivers.state(task) != state:
-        client.get_task(task["id"]).fail(f"a turn that needs a {kind} pauses as {state}, got {drivers.state(task)}")
+        a2a_client.get_task(task["id"]).fail(f"a turn that needs a {kind} pauses as {state}, got {drivers.state(task)}")
     if _on_status_message(task).get("kind") != kind:
-        client.get_task(task["id"]).fail(f"the status message must carry an open interactions/v1 {kind}")
+        a2a_client.get_task(task["id"]).fail(f"the status message must carry an open interactions/v1 {kind}")
     return task
 
 
-def _still_waiting(client: A2AClient, task: dict, why: str) -> None:
+def _still_waiting(a2a_client: A2AClient, task: dict, why: str) -> None:
     """The task is paused again on an interaction of the same kind, and the action that needed it has not run.
 
     Whether the Agent keeps the interaction or opens a new one is its choice (INTER-09's decision).
     """
-    after = drivers.wait_for(client, task["id"], drivers.SETTLED)
+    after = drivers.wait_for(a2a_client, task["id"], drivers.SETTLED)
     kind = _on_status_message(task).get("kind")
     if drivers.state(after) != drivers.state(task) or _on_status_message(after).get("kind") != kind:
-        client.get_task(task["id"]).fail(f"{why}: the task must stay paused on a {kind} interaction")
+        a2a_client.get_task(task["id"]).fail(f"{why}: the task must stay paused on a {kind} interaction")
     if APPROVED_ACTION in _texts(after) or CONNECTED_ACTION in _texts(after):
-        client.get_task(task["id"]).fail(f"{why}: the action that needed the interaction must not run")
+        a2a_client.get_task(task["id"]).fail(f"{why}: the action that needed the interaction must not run")
 
 
 @pytest.mark.req("INTER-01")
 @pytest.mark.scenario("approve")
-def test_approval_pauses_as_auth_required(v2_client: A2AClient):
-    drivers.cancel_quietly(v2_client, _paused(v2_client, "approve")["id"])
+def test_approval_pauses_as_auth_required(a2a_v2_client: A2AClient):
+    drivers.cancel_quietly(a2a_v2_client, _paused(a2a_v2_client, "approve")["id"])
 
 
 @pytest.mark.req("INTER-02")
 @pytest.mark.scenario("ask")
-def test_question_pauses_as_input_required(v2_client: A2AClient):
-    drivers.cancel_quietly(v2_client, _paused(v2_client, "ask")["id"])
+def test_question_pauses_as_input_required(a2a_v2_client: A2AClient):
+    drivers.cancel_quietly(a2a_v2_client, _paused(a2a_v2_client, "ask")["id"])
 
 
 @pytest.mark.req("INTER-03")
 @pytest.mark.scenario("connect")
-def test_missing_connection_pauses_as_auth_required(v2_client: A2AClient):
-    drivers.cancel_quietly(v2_client, _paused(v2_client, "connect")["id"])
+def test_missing_connection_pauses_as_auth_required(a2a_v2_client: A2AClient):
+    drivers.cancel_quietly(a2a_v2_client, _paused(a2a_v2_client, "connect")["id"])
 
 
 @pytest.mark.req("INTER-04")
 @pytest.mark.parametrize("scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in PAUSE])
-def test_open_interaction_has_id_and_kind(v2_client: A2AClient, scenario: str, cancel_at_end):
-    task = drivers.run(v2_client, scenario)
+def test_open_interaction_has_id_and_kind(a2a_v2_client: A2AClient, scenario: str, a2a_cancel_at_end):
+    task = drivers.run(a2a_v2_client, scenario)
     interaction = drivers.open_interaction(task) or {}
-    cancel_at_end(v2_client, task["id"])
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
     if not isinstance(interaction.get("interactionId"), str) or not interaction["interactionId"]:
-        v2_client.get_task(task["id"]).fail("an open interaction has a non-empty interactionId")
+        a2a_v2_client.get_task(task["id"]).fail("an open interaction has a non-empty interactionId")
     if interaction.get("kind") not in ("approval", "question", "connection"):
-        v2_client.get_task(task["id"]).fail("an open interaction's kind is approval, question or connection")
+        a2a_v2_client.get_task(task["id"]).fail("an open interaction's kind is approval, question or connection")
 
 
 @pytest.mark.req("INTER-05", "EXT-05")
 @pytest.mark.scenario("approve")
-def test_approval_continues_the_same_task_to_its_end(v2_client: A2AClient):
-    task = _paused(v2_client, "approve")
-    exchange = drivers.answer(v2_client, task, approved=True)
+def test_approval_continues_the_same_task_to_its_end(a2a_v2_client: A2AClient):
+    task = _paused(a2a_v2_client, "approve")
+    exchange = drivers.answer(a2a_v2_client, task, approved=True)
     if exchange.task["id"] != task["id"]:
         exchange.fail("an approval continues the same task, not a new one")
-    final = drivers.settle(v2_client, exchange.task)
+    final = drivers.settle(a2a_v2_client, exchange.task)
     if drivers.state(final) != "TASK_STATE_COMPLETED" or APPROVED_ACTION not in _texts(final):
-        v2_client.get_task(task["id"]).fail("after approved: true the approved action runs and the task completes")
+        a2a_v2_client.get_task(task["id"]).fail("after approved: true the approved action runs and the task completes")
 
 
 @pytest.mark.req("INTER-05")
 @pytest.mark.scenario("approve")
-def test_refusal_does_not_run_the_action(v2_client: A2AClient):
-    task = _paused(v2_client, "approve")
-    exchange = drivers.answer(v2_client, task, approved=False)
-    final = drivers.settle(v2_client, exchange.task)
+def test_refusal_does_not_run_the_action(a2a_v2_client: A2AClient):
+    task = _paused(a2a_v2_client, "approve")
+    exchange = drivers.answer(a2a_v2_client, task, approved=False)
+    final = drivers.settle(a2a_v2_client, exchange.task)
     if APPROVED_ACTION in _texts(final):
-        v2_client.get_task(task["id"]).fail("after approved: false the action must not run")
-    drivers.cancel_quietly(v2_client, task["id"])
+        a2a_v2_client.get_task(task["id"]).fail("after approved: false the action must not run")
+    drivers.cancel_quietly(a2a_v2_client, task["id"])
 
 
 @pytest.mark.req("INTER-06", "EXT-05")
 @pytest.mark.scenario("ask")
-def test_question_is_answered_with_value(v2_client: A2AClient):
-    task = _paused(v2_client, "ask")
-    exchange = drivers.answer(v2_client, task, value="green")
+def test_question_is_answered_with_value(a2a_v2_client: A2AClient):
+    task = _paused(a2a_v2_client, "ask")
+    exchange = drivers.answer(a2a_v2_client, task, value="green")
     if exchange.task["id"] != task["id"]:
         exchange.fail("an answer continues the same task")
-    final = drivers.settle(v2_client, exchange.task)
+    final = drivers.settle(a2a_v2_client, exchange.task)
     if drivers.state(final) != "TASK_STATE_COMPLETED" or "green" not in _texts(final):
-        v2_client.get_task(task["id"]).fail("the question's value must reach the turn, which then completes")
+        a2a_v2_client.get_task(task["id"]).fail("the question's value must reach the turn, which then completes")
 
 
 @pytest.mark.req("INTER-07")
 @pytest.mark.scenario("connect")
-def test_connection_is_answered_with_connected(v2_client: A2AClient):
-    task = _paused(v2_client, "connect")
-    exchange = drivers.answer(v2_client, task, value={"connected": True})
+def test_connection_is_answered_with_connected(a2a_v2_client: A2AClient):
+    task = _paused(a2a_v2_client, "connect")
+    exchange = drivers.answer(a2a_v2_client, task, value={"connected": True})
     if exchange.task["id"] != task["id"]:
         exchange.fail("a connection answer continues the same task")
-    final = drivers.settle(v2_client, exchange.task)
+    final = drivers.settle(a2a_v2_client, exchange.task)
     if drivers.state(final) != "TASK_STATE_COMPLETED" or CONNECTED_ACTION not in _texts(final):
-        v2_client.get_task(task["id"]).fail("after {connected: true} the turn goes on and completes")
+        a2a_v2_client.get_task(task["id"]).fail("after {connected: true} the turn goes on and completes")
 
 
 @pytest.mark.req("INTER-08")
 @pytest.mark.scenario("approve")
 @pytest.mark.parametrize("fields", [{"approved": True, "value": "yes"}, {}], ids=["both", "neither"])
-def test_answer_with_both_or_neither_resolves_nothing(v2_client: A2AClient, fields: dict, cancel_at_end):
-    task = _paused(v2_client, "approve")
-    cancel_at_end(v2_client, task["id"])
-    drivers.answer(v2_client, task, **fields)  # refusing it or accepting it without effect are both right
-    _still_waiting(v2_client, task, "an answer with both or neither of approved and value")
+def test_answer_with_both_or_neither_resolves_nothing(a2a_v2_client: A2AClient, fields: dict, a2a_cancel_at_end):
+    task = _paused(a2a_v2_client, "approve")
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
+    drivers.answer(a2a_v2_client, task, **fields)  # refusing it or accepting it without effect are both right
+    _still_waiting(a2a_v2_client, task, "an answer with both or neither of approved and value")
 
 
 @pytest.mark.req("INTER-09")
 @pytest.mark.scenario("approve")
-def test_text_never_approves(v2_client: A2AClient, cancel_at_end):
-    task = _paused(v2_client, "approve")
-    cancel_at_end(v2_client, task["id"])
-    v2_client.send("Yes, approved. Go ahead.", task_id=task["id"], context_id=task["contextId"])
-    _still_waiting(v2_client, task, "a text reply to an approval")
+def test_text_never_approves(a2a_v2_client: A2AClient, a2a_cancel_at_end):
+    task = _paused(a2a_v2_client, "approve")
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
+    a2a_v2_client.send("Yes, approved. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+    _still_waiting(a2a_v2_client, task, "a text reply to an approval")
 
 
 @pytest.mark.req("INTER-10")
 @pytest.mark.scenario("approve")
-def test_answer_retry_is_safe(v2_client: A2AClient):
-    task = _paused(v2_client, "approve")
+def test_answer_retry_is_safe(a2a_v2_client: A2AClient):
+    task = _paused(a2a_v2_client, "approve")
     message_id = new_id("answer")
-    first = drivers.answer(v2_client, task, approved=True, message_id=message_id)
-    drivers.settle(v2_client, first.task)
-    retry = drivers.answer(v2_client, task, approved=True, message_id=message_id)
+    first = drivers.answer(a2a_v2_client, task, approved=True, message_id=message_id)
+    drivers.settle(a2a_v2_client, first.task)
+    retry = drivers.answer(a2a_v2_client, task, approved=True, message_id=message_id)
     if retry.is_error or retry.task["id"] != task["id"]:
         retry.fail("resending an answer with the same messageId answers the same task, without an error")
-    final = drivers.settle(v2_client, retry.task)
+    final = drivers.settle(a2a_v2_client, retry.task)
     if _texts(final).count(APPROVED_ACTION) != 1:
-        v2_client.get_task(task["id"]).fail("a resent answer must resolve the interaction once: the action ran twice")
+        a2a_v2_client.get_task(task["id"]).fail(
+            "a resent answer must resolve the interaction once: the action ran twice"
+        )
 
 
 @pytest.mark.req("INTER-11")
 @pytest.mark.scenario("approve")
-def test_answer_to_another_interaction_resolves_nothing(v2_client: A2AClient, cancel_at_end):
-    task = _paused(v2_client, "approve")
-    cancel_at_end(v2_client, task["id"])
-    drivers.answer(v2_client, task, interaction_id=new_id("not-the-open-one"), approved=True)
-    _still_waiting(v2_client, task, "an answer naming another interactionId")
+def test_answer_to_another_interaction_resolves_nothing(a2a_v2_client: A2AClient, a2a_cancel_at_end):
+    task = _paused(a2a_v2_client, "approve")
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
+    drivers.answer(a2a_v2_client, task, interaction_id=new_id("not-the-open-one"), approved=True)
+    _still_waiting(a2a_v2_client, task, "an answer naming another interactionId")

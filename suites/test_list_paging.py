@@ -8,7 +8,7 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.scenarios import drivers, properties
 
 PAUSED = "TASK_STATE_INPUT_REQUIRED"
@@ -67,81 +67,81 @@ class Walk:
             pytest.fail(f"the walk {self.params} listed tasks that do not match: {extra}")
 
 
-def _made(client: A2AClient, kind: str, context: str) -> dict:
-    return drivers.settle(client, drivers.run(client, kind, context_id=context))
+def _made(a2a_client: A2AClient, kind: str, context: str) -> dict:
+    return drivers.settle(a2a_client, drivers.run(a2a_client, kind, context_id=context))
 
 
 @pytest.fixture
-def six_tasks(client: A2AClient) -> tuple[str, list[dict]]:
+def six_tasks(a2a_client: A2AClient) -> tuple[str, list[dict]]:
     context = drivers.new_context()
-    return context, [_made(client, "complete", context) for _ in range(6)]
+    return context, [_made(a2a_client, "complete", context) for _ in range(6)]
 
 
 @pytest.mark.req("PAGE-01", "PAGE-02", "PAGE-05")
 @pytest.mark.scenario("complete")
-def test_walk_while_tasks_are_created(client: A2AClient, six_tasks):
+def test_walk_while_tasks_are_created(a2a_client: A2AClient, six_tasks):
     context, tasks = six_tasks
-    walk = Walk(client, {"contextId": context}, 2, {t["id"] for t in tasks})
+    walk = Walk(a2a_client, {"contextId": context}, 2, {t["id"] for t in tasks})
     while not walk.done:
         walk.next_page()
-        walk.touched.add(_made(client, "complete", context)["id"])
+        walk.touched.add(_made(a2a_client, "complete", context)["id"])
     walk.finish(exact=True)
 
 
 @pytest.mark.req("PAGE-01", "PAGE-03")
 @pytest.mark.scenario("complete", "ask")
-def test_walk_while_tasks_change(client: A2AClient):
+def test_walk_while_tasks_change(a2a_client: A2AClient):
     context = drivers.new_context()
-    asking = [_made(client, "ask", context)]
-    done = [_made(client, "complete", context) for _ in range(3)]
-    asking.append(_made(client, "ask", context))
-    done += [_made(client, "complete", context) for _ in range(2)]
-    walk = Walk(client, {"contextId": context}, 2, {t["id"] for t in asking + done})
+    asking = [_made(a2a_client, "ask", context)]
+    done = [_made(a2a_client, "complete", context) for _ in range(3)]
+    asking.append(_made(a2a_client, "ask", context))
+    done += [_made(a2a_client, "complete", context) for _ in range(2)]
+    walk = Walk(a2a_client, {"contextId": context}, 2, {t["id"] for t in asking + done})
     walk.next_page()
     for task in asking:  # each answered task changes: it moves ahead of the cursor
-        drivers.settle(client, client.send("An answer.", task_id=task["id"], context_id=context).task)
+        drivers.settle(a2a_client, a2a_client.send("An answer.", task_id=task["id"], context_id=context).task)
         walk.touched.add(task["id"])
     walk.finish(exact=True)
 
 
 @pytest.mark.req("PAGE-04")
 @pytest.mark.scenario("complete")
-def test_total_size_follows_tasks_created_during_a_walk(client: A2AClient, six_tasks):
+def test_total_size_follows_tasks_created_during_a_walk(a2a_client: A2AClient, six_tasks):
     context, tasks = six_tasks
-    walk = Walk(client, {"contextId": context}, 2, {t["id"] for t in tasks})
+    walk = Walk(a2a_client, {"contextId": context}, 2, {t["id"] for t in tasks})
     total = len(tasks)
     while not walk.done:
         walk.next_page(exact_total=total)
-        walk.touched.add(_made(client, "complete", context)["id"])
+        walk.touched.add(_made(a2a_client, "complete", context)["id"])
         total += 1
 
 
 @pytest.mark.req("PAGE-06")
 @pytest.mark.scenario("complete")
-def test_foreign_page_token_lists_no_foreign_task(client: A2AClient, other_client: A2AClient):
+def test_foreign_page_token_lists_no_foreign_task(a2a_client: A2AClient, a2a_other_client: A2AClient):
     context = drivers.new_context()
-    theirs = {_made(other_client, "complete", context)["id"] for _ in range(3)}
-    token = other_client.list_tasks(contextId=context, pageSize=1).result["nextPageToken"]
-    exchange = client.list_tasks(contextId=context, pageSize=1, pageToken=token)
+    theirs = {_made(a2a_other_client, "complete", context)["id"] for _ in range(3)}
+    token = a2a_other_client.list_tasks(contextId=context, pageSize=1).result["nextPageToken"]
+    exchange = a2a_client.list_tasks(contextId=context, pageSize=1, pageToken=token)
     if not exchange.is_error and theirs & {t["id"] for t in exchange.result["tasks"]}:
         exchange.fail("another subject's page token listed that subject's tasks")
 
 
 @pytest.mark.req("PAGE-07")
 @pytest.mark.scenario("complete")
-def test_foreign_page_token_is_refused(client: A2AClient, other_client: A2AClient):
+def test_foreign_page_token_is_refused(a2a_client: A2AClient, a2a_other_client: A2AClient):
     context = drivers.new_context()
     for _ in range(2):
-        _made(other_client, "complete", context)
-    token = other_client.list_tasks(contextId=context, pageSize=1).result["nextPageToken"]
-    exchange = client.list_tasks(contextId=context, pageSize=1, pageToken=token)
+        _made(a2a_other_client, "complete", context)
+    token = a2a_other_client.list_tasks(contextId=context, pageSize=1).result["nextPageToken"]
+    exchange = a2a_client.list_tasks(contextId=context, pageSize=1, pageToken=token)
     if not exchange.is_error:
         exchange.fail("a page token issued to another subject must be refused with a JSON-RPC error")
 
 
 @pytest.mark.req("PAGE-07")
-def test_forged_page_token_is_refused(client: A2AClient):
-    exchange = client.list_tasks(pageSize=1, pageToken="kit-forged-page-token")
+def test_forged_page_token_is_refused(a2a_client: A2AClient):
+    exchange = a2a_client.list_tasks(pageSize=1, pageToken="kit-forged-page-token")
     if not exchange.is_error:
         exchange.fail("a page token the Agent never issued must be refused with a JSON-RPC error")
 
@@ -181,8 +181,8 @@ class PagingMachine(RuleBasedStateMachine):
         paused = sorted(task_id for task_id, (_, _, state) in self.known.items() if state == PAUSED)
         task_id = paused[pick % len(paused)]
         who, context, _ = self.known[task_id]
-        client = self.clients[who]
-        task = drivers.settle(client, client.send("An answer.", task_id=task_id, context_id=context).task)
+        a2a_client = self.clients[who]
+        task = drivers.settle(a2a_client, a2a_client.send("An answer.", task_id=task_id, context_id=context).task)
         self.known[task_id] = (who, context, drivers.state(task))
         self._touch(task_id)
 
@@ -213,8 +213,8 @@ class PagingMachine(RuleBasedStateMachine):
 
 @pytest.mark.req("PAGE-01", "PAGE-02", "PAGE-03", "PAGE-04", "PAGE-05")
 @pytest.mark.scenario("complete", "fail", "ask")
-def test_paging_holds_under_any_sequence_of_changes(client: A2AClient, target):
-    clients = [client]
-    if target.other_subject:
-        clients.append(client.with_(subject=target.other_subject))
+def test_paging_holds_under_any_sequence_of_changes(a2a_client: A2AClient, a2a_target):
+    clients = [a2a_client]
+    if a2a_target.other_subject:
+        clients.append(a2a_client.with_(subject=a2a_target.other_subject))
     properties.check_machine(lambda: PagingMachine(clients))

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 
@@ -35,37 +36,37 @@ def _misordered(listed: list[dict], changed_order: list[dict]) -> list[tuple[str
 
 
 @pytest.fixture
-def five_tasks(client: A2AClient) -> tuple[str, list[dict]]:
+def five_tasks(a2a_client: A2AClient) -> tuple[str, list[dict]]:
     """Five ended tasks of ordinary messages in a fresh conversation, oldest first."""
     context = drivers.new_context()
-    return context, [drivers.ordinary(client, ended=True, context_id=context) for _ in range(5)]
+    return context, [drivers.ordinary(a2a_client, ended=True, context_id=context) for _ in range(5)]
 
 
-def _two_ended(client: A2AClient) -> tuple[str, dict, dict]:
+def _two_ended(a2a_client: A2AClient) -> tuple[str, dict, dict]:
     """Two ended tasks of ordinary messages in a fresh conversation, the second one changed last."""
     context = drivers.new_context()
-    first = drivers.ordinary(client, ended=True, context_id=context)
-    return context, first, drivers.ordinary(client, ended=True, context_id=context)
+    first = drivers.ordinary(a2a_client, ended=True, context_id=context)
+    return context, first, drivers.ordinary(a2a_client, ended=True, context_id=context)
 
 
 @pytest.mark.req("LIST-01")
-def test_context_filter_lists_exactly_that_conversation(client: A2AClient, five_tasks):
+def test_context_filter_lists_exactly_that_conversation(a2a_client: A2AClient, five_tasks):
     context, tasks = five_tasks
-    drivers.ordinary(client)  # another conversation, same subject
-    exchange = client.list_tasks(contextId=context)
+    drivers.ordinary(a2a_client)  # another conversation, same subject
+    exchange = a2a_client.list_tasks(contextId=context)
     if sorted(_ids(exchange)) != sorted(t["id"] for t in tasks):
         exchange.fail(f"contextId {context} should list exactly its five tasks")
 
 
 @pytest.mark.req("LIST-02")
-def test_status_filter_lists_only_that_state(client: A2AClient):
+def test_status_filter_lists_only_that_state(a2a_client: A2AClient):
     context = drivers.new_context()
-    task = drivers.ordinary(client, ended=True, context_id=context)
-    same = client.list_tasks(contextId=context, status=drivers.state(task))
+    task = drivers.ordinary(a2a_client, ended=True, context_id=context)
+    same = a2a_client.list_tasks(contextId=context, status=drivers.state(task))
     if _ids(same) != [task["id"]] or any(drivers.state(t) != drivers.state(task) for t in same.result["tasks"]):
         same.fail(f"status {drivers.state(task)} should list the conversation's one task, in that state")
     other = next(s for s in drivers.TERMINAL if s != drivers.state(task))
-    none = client.list_tasks(contextId=context, status=other)
+    none = a2a_client.list_tasks(contextId=context, status=other)
     if _ids(none):
         none.fail(f"status {other} should list none of the conversation's tasks, which are {drivers.state(task)}")
 
@@ -73,19 +74,19 @@ def test_status_filter_lists_only_that_state(client: A2AClient):
 @pytest.mark.req("LIST-02")
 @pytest.mark.scenario("complete")
 @pytest.mark.scenario("fail")
-def test_status_filter(client: A2AClient):
+def test_status_filter(a2a_client: A2AClient):
     context = drivers.new_context()
-    drivers.run(client, "complete", context_id=context)
-    failed = drivers.settle(client, drivers.run(client, "fail", context_id=context))
-    exchange = client.list_tasks(contextId=context, status="TASK_STATE_FAILED")
+    drivers.run(a2a_client, "complete", context_id=context)
+    failed = drivers.settle(a2a_client, drivers.run(a2a_client, "fail", context_id=context))
+    exchange = a2a_client.list_tasks(contextId=context, status="TASK_STATE_FAILED")
     if _ids(exchange) != [failed["id"]]:
         exchange.fail("status TASK_STATE_FAILED should list only the failed task")
 
 
-def _check_status_timestamp_cut(client: A2AClient, context: str, earlier: dict, later: dict) -> None:
+def _check_status_timestamp_cut(a2a_client: A2AClient, context: str, earlier: dict, later: dict) -> None:
     if not (_when(earlier) and _when(later)):
-        pytest.skip("not checked: the tasks carry no status timestamp, so the filter's cut cannot be placed")
-    exchange = client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
+        not_checked("the tasks carry no status timestamp, so the filter's cut cannot be placed")
+    exchange = a2a_client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
     ids = _ids(exchange)
     if later["id"] not in ids:
         exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")
@@ -94,26 +95,26 @@ def _check_status_timestamp_cut(client: A2AClient, context: str, earlier: dict, 
 
 
 @pytest.mark.req("LIST-03")
-def test_status_timestamp_after_filter_on_ordinary_tasks(client: A2AClient):
-    context, earlier, later = _two_ended(client)
-    _check_status_timestamp_cut(client, context, earlier, later)
+def test_status_timestamp_after_filter_on_ordinary_tasks(a2a_client: A2AClient):
+    context, earlier, later = _two_ended(a2a_client)
+    _check_status_timestamp_cut(a2a_client, context, earlier, later)
 
 
 @pytest.mark.req("LIST-03")
 @pytest.mark.scenario("complete")
 @pytest.mark.scenario("slow")
-def test_status_timestamp_after_filter(client: A2AClient):
+def test_status_timestamp_after_filter(a2a_client: A2AClient):
     context = drivers.new_context()
-    earlier = drivers.run(client, "complete", context_id=context)
+    earlier = drivers.run(a2a_client, "complete", context_id=context)
     # A slow turn ends strictly later than the first one, so the two timestamps cannot tie.
-    later = drivers.settle(client, drivers.run(client, "slow", 200, context_id=context))
-    _check_status_timestamp_cut(client, context, earlier, later)
+    later = drivers.settle(a2a_client, drivers.run(a2a_client, "slow", 200, context_id=context))
+    _check_status_timestamp_cut(a2a_client, context, earlier, later)
 
 
 @pytest.mark.req("LIST-04")
-def test_latest_status_change_first_in_a_conversation(client: A2AClient):
-    context, earlier, later = _two_ended(client)
-    exchange = client.list_tasks(contextId=context)
+def test_latest_status_change_first_in_a_conversation(a2a_client: A2AClient):
+    context, earlier, later = _two_ended(a2a_client)
+    exchange = a2a_client.list_tasks(contextId=context)
     listed = exchange.result["tasks"]
     if sorted(_ids(exchange)) != sorted([earlier["id"], later["id"]]):
         exchange.fail("the conversation's two tasks must be listed")
@@ -127,17 +128,17 @@ def test_latest_status_change_first_in_a_conversation(client: A2AClient):
 @pytest.mark.req("LIST-04")
 @pytest.mark.scenario("complete")
 @pytest.mark.scenario("ask")
-def test_latest_status_change_first(client: A2AClient):
+def test_latest_status_change_first(a2a_client: A2AClient):
     # Two conversations, so no Runtime rule about a paused turn in a busy conversation gets in the way.
-    asked = drivers.run(client, "ask", context_id=drivers.new_context())
-    done = drivers.run(client, "complete", context_id=drivers.new_context())
+    asked = drivers.run(a2a_client, "ask", context_id=drivers.new_context())
+    done = drivers.run(a2a_client, "complete", context_id=drivers.new_context())
     # Answering the first task changes its status last, so it must now come first.
-    answered = drivers.settle(client, client.send("blue", task_id=asked["id"]).task)
+    answered = drivers.settle(a2a_client, a2a_client.send("blue", task_id=asked["id"]).task)
     # A millisecond before the earlier change: both tasks match whether a Runtime reads the filter inclusively
     # (LIST-03) or not, so this check of the order does not depend on that one.
     since = _when(done) - timedelta(milliseconds=1) if _when(done) else None
     after = since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" if since else None
-    exchange = client.list_tasks(statusTimestampAfter=after, pageSize=100)
+    exchange = a2a_client.list_tasks(statusTimestampAfter=after, pageSize=100)
     listed = [t for t in exchange.result["tasks"] if t["id"] in (answered["id"], done["id"])]
     if len(listed) != 2:
         exchange.fail("both tasks changed after the filter's time and must be listed")
@@ -149,16 +150,16 @@ def test_latest_status_change_first(client: A2AClient):
 
 
 @pytest.mark.req("LIST-05")
-def test_default_page_size_is_50(client: A2AClient):
-    exchange = client.list_tasks(contextId=drivers.new_context())
+def test_default_page_size_is_50(a2a_client: A2AClient):
+    exchange = a2a_client.list_tasks(contextId=drivers.new_context())
     if exchange.result["pageSize"] != 50:
         exchange.fail(f"without pageSize the page size used must be 50, got {exchange.result['pageSize']}")
 
 
 @pytest.mark.req("LIST-09")
 @pytest.mark.parametrize("page_size", [101, 1000])
-def test_page_size_above_100_is_refused_or_clamped(client: A2AClient, page_size: int):
-    exchange = client.list_tasks(pageSize=page_size)
+def test_page_size_above_100_is_refused_or_clamped(a2a_client: A2AClient, page_size: int):
+    exchange = a2a_client.list_tasks(pageSize=page_size)
     if exchange.is_error:
         exchange.expect_error("InvalidParamsError")
     elif exchange.result["pageSize"] > 100 or len(exchange.result["tasks"]) > 100:
@@ -166,12 +167,12 @@ def test_page_size_above_100_is_refused_or_clamped(client: A2AClient, page_size:
 
 
 @pytest.mark.req("LIST-06", "LIST-07", "LIST-08")
-def test_pages_walk_every_task_once(client: A2AClient, five_tasks):
+def test_pages_walk_every_task_once(a2a_client: A2AClient, five_tasks):
     context, tasks = five_tasks
     seen: list[str] = []
     token, pages = "", 0
     while True:
-        exchange = client.list_tasks(contextId=context, pageSize=2, pageToken=token or None)
+        exchange = a2a_client.list_tasks(contextId=context, pageSize=2, pageToken=token or None)
         result = exchange.result
         pages += 1
         if result["totalSize"] != 5:
@@ -195,55 +196,55 @@ def test_pages_walk_every_task_once(client: A2AClient, five_tasks):
 
 
 @pytest.mark.req("LIST-07")
-def test_single_page_has_empty_next_token(client: A2AClient):
-    exchange = client.list_tasks(contextId=drivers.new_context())
+def test_single_page_has_empty_next_token(a2a_client: A2AClient):
+    exchange = a2a_client.list_tasks(contextId=drivers.new_context())
     if exchange.result.get("nextPageToken") != "":
         exchange.fail('nextPageToken must be present and "" when there are no more pages')
 
 
-def _check_include_artifacts(client: A2AClient, context: str) -> None:
-    without = client.list_tasks(contextId=context)
+def _check_include_artifacts(a2a_client: A2AClient, context: str) -> None:
+    without = a2a_client.list_tasks(contextId=context)
     if any("artifacts" in t for t in without.result["tasks"]):
         without.fail("without includeArtifacts the tasks must carry no artifacts field")
-    with_ = client.list_tasks(contextId=context, includeArtifacts=True)
+    with_ = a2a_client.list_tasks(contextId=context, includeArtifacts=True)
     if not all(t.get("artifacts") for t in with_.result["tasks"]):
         with_.fail("with includeArtifacts the tasks must carry their artifacts")
 
 
 @pytest.mark.req("LIST-10")
-def test_artifacts_only_with_include_artifacts_on_an_ordinary_task(client: A2AClient):
+def test_artifacts_only_with_include_artifacts_on_an_ordinary_task(a2a_client: A2AClient):
     context = drivers.new_context()
-    task = drivers.ordinary(client, context_id=context)
-    if not client.get_task(task["id"]).task.get("artifacts"):
-        pytest.skip("not checked: the task of an ordinary message has no artifacts to list or leave out")
-    _check_include_artifacts(client, context)
+    task = drivers.ordinary(a2a_client, context_id=context)
+    if not a2a_client.get_task(task["id"]).task.get("artifacts"):
+        not_checked("the task of an ordinary message has no artifacts to list or leave out")
+    _check_include_artifacts(a2a_client, context)
 
 
 @pytest.mark.req("LIST-10")
 @pytest.mark.scenario("complete")
-def test_artifacts_only_with_include_artifacts(client: A2AClient):
+def test_artifacts_only_with_include_artifacts(a2a_client: A2AClient):
     context = drivers.new_context()
-    drivers.run(client, "complete", context_id=context)
-    _check_include_artifacts(client, context)
+    drivers.run(a2a_client, "complete", context_id=context)
+    _check_include_artifacts(a2a_client, context)
 
 
 @pytest.mark.req("LIST-11")
-def test_history_length_applies_to_listed_tasks(client: A2AClient):
+def test_history_length_applies_to_listed_tasks(a2a_client: A2AClient):
     context = drivers.new_context()
-    first = drivers.ordinary(client, context_id=context)
-    drivers.ordinary(client, context_id=context)
-    limit = drivers.held_history(client, first["id"]) - 1  # one fewer than a listed task holds
-    exchange = client.list_tasks(contextId=context, historyLength=limit)
+    first = drivers.ordinary(a2a_client, context_id=context)
+    drivers.ordinary(a2a_client, context_id=context)
+    limit = drivers.held_history(a2a_client, first["id"]) - 1  # one fewer than a listed task holds
+    exchange = a2a_client.list_tasks(contextId=context, historyLength=limit)
     if any(len(t.get("history") or []) > limit for t in exchange.result["tasks"]):
         exchange.fail(f"historyLength {limit} allows at most {limit} messages per listed task")
 
 
 @pytest.mark.req("LIST-12")
-def test_page_holds_at_most_page_size(client: A2AClient):
+def test_page_holds_at_most_page_size(a2a_client: A2AClient):
     context = drivers.new_context()
     for _ in range(3):
-        drivers.ordinary(client, context_id=context)
-    exchange = client.list_tasks(contextId=context, pageSize=2)
+        drivers.ordinary(a2a_client, context_id=context)
+    exchange = a2a_client.list_tasks(contextId=context, pageSize=2)
     result = exchange.result
     if result["pageSize"] != 2 or len(result["tasks"]) > 2:
         exchange.fail("with pageSize 2 the page size used is 2 and the page holds at most two tasks")

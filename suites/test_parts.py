@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
@@ -84,42 +84,42 @@ def _differences(sent: list[dict], got: list[dict]) -> list[str]:
     ]
 
 
-def _echoed(client: A2AClient, *parts: dict) -> tuple[dict, list[dict]]:
-    task = drivers.settle(client, client.send(drivers.scenario("echo"), *parts).task)
+def _echoed(a2a_client: A2AClient, *parts: dict) -> tuple[dict, list[dict]]:
+    task = drivers.settle(a2a_client, a2a_client.send(drivers.scenario("echo"), *parts).task)
     return task, [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
 
 
 @pytest.mark.req("PART-01")
 @pytest.mark.scenario("echo")
 @pytest.mark.parametrize("kind", [*PARTS, *VARIANTS])
-def test_part_travels_in_and_out(client: A2AClient, kind: str):
+def test_part_travels_in_and_out(a2a_client: A2AClient, kind: str):
     part = {**PARTS, **VARIANTS}[kind]
-    task, got = _echoed(client, part)
+    task, got = _echoed(a2a_client, part)
     wrong = _differences([part], got)
     if wrong:
-        client.get_task(task["id"]).fail(f"the {kind} part must come back unchanged in the echo artifact: {wrong}")
+        a2a_client.get_task(task["id"]).fail(f"the {kind} part must come back unchanged in the echo artifact: {wrong}")
 
 
 @pytest.mark.req("PART-01")
 @pytest.mark.scenario("echo")
-def test_all_kinds_in_one_message(client: A2AClient):
-    task, got = _echoed(client, *PARTS.values())
+def test_all_kinds_in_one_message(a2a_client: A2AClient):
+    task, got = _echoed(a2a_client, *PARTS.values())
     wrong = _differences(list(PARTS.values()), got)
     if wrong:
-        client.get_task(task["id"]).fail(f"the four parts must come back unchanged and in order: {wrong}")
+        a2a_client.get_task(task["id"]).fail(f"the four parts must come back unchanged and in order: {wrong}")
 
 
 @pytest.mark.req("PART-02")
 @pytest.mark.scenario("complete")
-def test_agent_answers_every_part_kind(client: A2AClient):
-    task = drivers.run(client, "complete")
+def test_agent_answers_every_part_kind(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "complete")
     parts = [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
     missing = {"text", "raw", "url", "data"} - {_content(p)[0] for p in parts}
     if missing:
-        client.get_task(task["id"]).fail(f"the complete scenario's artifacts lack part kinds {sorted(missing)}")
+        a2a_client.get_task(task["id"]).fail(f"the complete scenario's artifacts lack part kinds {sorted(missing)}")
     for part in parts:
         if "url" in part:
-            headers = {k: v for k, v in client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
-            download = client.get(part["url"], headers)
+            headers = {k: v for k, v in a2a_client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
+            download = a2a_client.get(part["url"], headers)
             if download.status != 200 or not download.response_body:
                 download.fail("a url part the Agent answers must fetch its file's bytes (HTTP 200)")

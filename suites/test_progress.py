@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, extensions, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 # Keys a part would have if it showed a tool call or its result (as the common model APIs spell them).
@@ -24,9 +24,9 @@ def _status_steps(task: dict) -> list[dict] | None:
     return None if plan is None else plan.get("steps") or []
 
 
-def _run_plan(client: A2AClient, steps: int) -> tuple[dict, list[list[dict]]]:
+def _run_plan(a2a_client: A2AClient, steps: int) -> tuple[dict, list[list[dict]]]:
     """Run a plan, polling as it works; the ended task and every plan a status update was seen carrying."""
-    task = client.send(drivers.scenario("plan", f"{steps} {STEP_MS}"), return_immediately=True).task
+    task = a2a_client.send(drivers.scenario("plan", f"{steps} {STEP_MS}"), return_immediately=True).task
     seen: list[list[dict]] = []
 
     def watch(current: dict) -> bool:
@@ -35,7 +35,7 @@ def _run_plan(client: A2AClient, steps: int) -> tuple[dict, list[list[dict]]]:
             seen.append(steps_now)
         return drivers.state(current) in drivers.TERMINAL
 
-    return drivers.wait_for(client, task["id"], watch), seen
+    return drivers.wait_for(a2a_client, task["id"], watch), seen
 
 
 def _steps(source: dict) -> list[dict]:
@@ -45,9 +45,9 @@ def _steps(source: dict) -> list[dict]:
 @pytest.mark.req("PROG-01")
 @pytest.mark.scenario("plan")
 @pytest.mark.parametrize("steps", [3, 25])
-def test_plan_has_at_most_20_steps(v2_client: A2AClient, steps: int):
-    task, seen = _run_plan(v2_client, steps)
-    got = v2_client.get_task(task["id"])
+def test_plan_has_at_most_20_steps(a2a_v2_client: A2AClient, steps: int):
+    task, seen = _run_plan(a2a_v2_client, steps)
+    got = a2a_v2_client.get_task(task["id"])
     plan = _steps(got.task)
     if not plan or not seen:
         got.fail("a turn with a plan carries it under progress/v1, on its status updates and on the task")
@@ -58,9 +58,9 @@ def test_plan_has_at_most_20_steps(v2_client: A2AClient, steps: int):
 
 @pytest.mark.req("PROG-02")
 @pytest.mark.scenario("plan")
-def test_each_step_has_label_state_and_note(v2_client: A2AClient):
-    task, seen = _run_plan(v2_client, 4)
-    got = v2_client.get_task(task["id"])
+def test_each_step_has_label_state_and_note(a2a_v2_client: A2AClient):
+    task, seen = _run_plan(a2a_v2_client, 4)
+    got = a2a_v2_client.get_task(task["id"])
     plans = [_steps(got.task), *seen]
     if not plans[0]:
         got.fail("a four-step plan shows its steps")
@@ -72,9 +72,9 @@ def test_each_step_has_label_state_and_note(v2_client: A2AClient):
 
 @pytest.mark.req("PROG-03")
 @pytest.mark.scenario("plan")
-def test_get_task_carries_the_latest_plan(v2_client: A2AClient):
-    task, _ = _run_plan(v2_client, 4)
-    got = v2_client.get_task(task["id"])
+def test_get_task_carries_the_latest_plan(a2a_v2_client: A2AClient):
+    task, _ = _run_plan(a2a_v2_client, 4)
+    got = a2a_v2_client.get_task(task["id"])
     plan = _steps(got.task)
     if not plan:
         got.fail("GetTask's task carries the turn's plan under progress/v1")
@@ -94,13 +94,13 @@ def _looks_like_a_tool_call(value) -> bool:
 
 @pytest.mark.req("PROG-04")
 @pytest.mark.scenario("tool")
-def test_tool_calls_are_never_visible(v2_client: A2AClient, recorder: list):
+def test_tool_calls_are_never_visible(a2a_v2_client: A2AClient, a2a_recorder: list):
     seed = new_id("seed")
     secret = "tool-secret-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
-    task = drivers.settle(v2_client, v2_client.send(drivers.scenario("tool", seed)).task)
-    v2_client.get_task(task["id"], history_length=100)
-    v2_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=100)
-    for exchange in list(recorder):
+    task = drivers.settle(a2a_v2_client, a2a_v2_client.send(drivers.scenario("tool", seed)).task)
+    a2a_v2_client.get_task(task["id"], history_length=100)
+    a2a_v2_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=100)
+    for exchange in list(a2a_recorder):
         body = exchange.response_body.decode("utf-8", "replace")
         if secret in body:
             exchange.fail("a tool call's arguments or result reached the caller")

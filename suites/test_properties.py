@@ -2,7 +2,7 @@
 
 Each request must get exactly one JSON-RPC answer carrying its id and valid against the method's schema
 (the client checks both on every call, and fails an HTTP failure, a non-JSON body or no answer in time).
-The examples come from ``schemas/strategies.py``; how many depends on --property-profile.
+The examples come from ``schemas/strategies.py``; how many depends on --a2a-property-profile.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import properties
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 from nylorun_a2a_kit.schemas import strategies
 
 METHODS = list(schemas.method_names())
@@ -55,7 +56,7 @@ def _broken_params(methods: list[str], *, by_level: bool = False) -> list:
     return cases
 
 
-# Tolerated answers that --strict-spec=yes turns into failures, each where a decision says so: an ignored unknown
+# Tolerated answers that --a2a-strict-spec=yes turns into failures, each where a decision says so: an ignored unknown
 # enum value (ERR-06, ERR-13). A clamp (LIST-09) and a timestamp offset taken (ERR-06) stay right under it.
 STRICT_REFUSES = {"refuse-or-ignore"}
 
@@ -63,8 +64,8 @@ STRICT_REFUSES = {"refuse-or-ignore"}
 KIND_SHARE = 1 / 3
 
 
-def _push_served(target: Target) -> bool:
-    return bool((target.card.get("capabilities") or {}).get("pushNotifications"))
+def _push_served(a2a_target: Target) -> bool:
+    return bool((a2a_target.card.get("capabilities") or {}).get("pushNotifications"))
 
 
 # Where each method's params name a task. Generated ids name no task, so an Agent that looks the task up
@@ -89,10 +90,10 @@ def _names_a_task_elsewhere(method: str, mutant: strategies.Mutant) -> bool:
     return isinstance(value, str) and bool(value)
 
 
-def _fitting_refusals(method: str, target: Target) -> set[int]:
+def _fitting_refusals(method: str, a2a_target: Target) -> set[int]:
     """Codes that rightly answer broken params: -32602, or -32003 from an Agent without push."""
     codes = {INVALID_PARAMS}
-    if method in PUSH_METHODS and not _push_served(target):
+    if method in PUSH_METHODS and not _push_served(a2a_target):
         codes.add(PUSH_NOT_SUPPORTED)
     return codes
 
@@ -127,22 +128,22 @@ def _without(value: Any, path: tuple) -> Any:
 
 @pytest.mark.req("ERR-01", "ERR-09")
 @pytest.mark.parametrize("method", METHODS)
-def test_valid_params_get_one_valid_answer(client: A2AClient, method: str):
+def test_valid_params_get_one_valid_answer(a2a_client: A2AClient, method: str):
     def prop(params: dict) -> None:
-        _within_method_errors(client.call(method, params), method)
+        _within_method_errors(a2a_client.call(method, params), method)
 
     properties.check(prop, params=strategies.valid(_params(method)))
 
 
 @pytest.mark.parametrize(("method", "kind"), _broken_params(SERVED, by_level=True))
-def test_params_broken_one_way_are_refused(client: A2AClient, target: Target, method: str, kind: str | None):
-    fitting = _fitting_refusals(method, target)
+def test_params_broken_one_way_are_refused(a2a_client: A2AClient, a2a_target: Target, method: str, kind: str | None):
+    fitting = _fitting_refusals(method, a2a_target)
     if kind is None:
-        pytest.skip(f"not applicable: {method}'s params schema admits no invalid value the generators make")
+        not_applicable(f"{method}'s params schema admits no invalid value the generators make")
 
     def prop(mutant: strategies.Mutant) -> None:
-        exchange = client.call(method, mutant.value)
-        held_to_refusal = target.strict_spec and STRICT_REFUSES.intersection(mutant.tolerated)
+        exchange = a2a_client.call(method, mutant.value)
+        held_to_refusal = a2a_target.strict_spec and STRICT_REFUSES.intersection(mutant.tolerated)
         if mutant.tolerated and not exchange.is_error and not held_to_refusal:
             return  # served: a right answer too where the rules leave it open (ERR-06's decision)
         if not exchange.is_error:
@@ -166,12 +167,12 @@ def _names(mutant: strategies.Mutant) -> set[str]:
 
 @pytest.mark.req("ERR-07")
 @pytest.mark.parametrize(("method", "kind"), _broken_params(SERVED))
-def test_refusals_name_the_offending_field(client: A2AClient, method: str, kind: str | None):
+def test_refusals_name_the_offending_field(a2a_client: A2AClient, method: str, kind: str | None):
     if kind is None:
-        pytest.skip(f"not applicable: {method}'s params schema admits no invalid value the generators make")
+        not_applicable(f"{method}'s params schema admits no invalid value the generators make")
 
     def prop(mutant: strategies.Mutant) -> None:
-        exchange = client.call(method, mutant.value)
+        exchange = a2a_client.call(method, mutant.value)
         if not exchange.is_error or exchange.error.get("code") != INVALID_PARAMS:
             return  # whether it is refused is ERR-06's property
         detail = exchange.detail("BadRequest") or {}
@@ -184,10 +185,10 @@ def test_refusals_name_the_offending_field(client: A2AClient, method: str, kind:
 
 @pytest.mark.req("ERR-08")
 @pytest.mark.parametrize("method", SERVED)
-def test_unknown_fields_are_ignored(client: A2AClient, method: str):
+def test_unknown_fields_are_ignored(a2a_client: A2AClient, method: str):
     def prop(mutant: strategies.Mutant) -> None:
-        plain = client.call(method, _without(mutant.value, mutant.path))
-        extended = client.call(method, mutant.value)
+        plain = a2a_client.call(method, _without(mutant.value, mutant.path))
+        extended = a2a_client.call(method, mutant.value)
         if _outcome(plain) != _outcome(extended):
             plain.quoted = True
             extended.fail(

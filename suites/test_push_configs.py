@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.push.receiver import PushReceiver
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.push import PushReceiver
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 METHODS = (
     "CreateTaskPushNotificationConfig",
@@ -17,8 +18,8 @@ METHODS = (
 )
 
 
-def _capable(target: Target) -> bool:
-    return bool((target.card.get("capabilities") or {}).get("pushNotifications"))
+def _capable(a2a_target: Target) -> bool:
+    return bool((a2a_target.card.get("capabilities") or {}).get("pushNotifications"))
 
 
 def _params(method: str, task_id: str, url: str) -> dict:
@@ -31,12 +32,14 @@ def _params(method: str, task_id: str, url: str) -> dict:
 
 @pytest.mark.req("PUSH-03")
 @pytest.mark.parametrize("method", METHODS)
-def test_without_push_every_config_method_is_refused(target: Target, client: A2AClient, method: str, cancel_at_end):
-    if _capable(target):
-        pytest.skip("not applicable: the card says pushNotifications true (the Runtime has a push secret)")
-    task = drivers.ordinary(client)
-    cancel_at_end(client, task["id"])
-    client.call(method, _params(method, task["id"], "http://127.0.0.1:9/hook")).expect_error(
+def test_without_push_every_config_method_is_refused(
+    a2a_target: Target, a2a_client: A2AClient, method: str, a2a_cancel_at_end
+):
+    if _capable(a2a_target):
+        not_applicable("the card says pushNotifications true (the Runtime has a push secret)")
+    task = drivers.ordinary(a2a_client)
+    a2a_cancel_at_end(a2a_client, task["id"])
+    a2a_client.call(method, _params(method, task["id"], "http://127.0.0.1:9/hook")).expect_error(
         "PushNotificationNotSupportedError"
     )
 
@@ -44,48 +47,50 @@ def test_without_push_every_config_method_is_refused(target: Target, client: A2A
 @pytest.mark.req("PUSH-04")
 @pytest.mark.scenario("ask")
 def test_card_capability_matches_the_methods(
-    target: Target, client: A2AClient, push_receiver: PushReceiver, cancel_at_end
+    a2a_target: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
 ):
-    task = drivers.run(client, "ask")
-    cancel_at_end(client, task["id"])
-    exchange = drivers.create_push_config(client, task["id"], push_receiver.endpoint().url)
+    task = drivers.run(a2a_client, "ask")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    exchange = drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.endpoint().url)
     refused = exchange.is_error and exchange.error.get("code") == -32003
-    if _capable(target) == refused:
+    if _capable(a2a_target) == refused:
         exchange.fail(
-            f"the card says pushNotifications {_capable(target)}, but the config methods "
+            f"the card says pushNotifications {_capable(a2a_target)}, but the config methods "
             f"{'refuse' if refused else 'serve'} configs"
         )
 
 
 @pytest.mark.req("PUSH-01")
 @pytest.mark.scenario("ask")
-def test_config_methods_round_trip(pushing: Target, client: A2AClient, push_receiver: PushReceiver, cancel_at_end):
-    task = drivers.run(client, "ask")
-    cancel_at_end(client, task["id"])
-    url = push_receiver.endpoint().url
-    created = drivers.create_push_config(client, task["id"], url, token="tok-" + new_id()).ok()
+def test_config_methods_round_trip(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+):
+    task = drivers.run(a2a_client, "ask")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    url = a2a_push_receiver.endpoint().url
+    created = drivers.create_push_config(a2a_client, task["id"], url, token="tok-" + new_id()).ok()
     config_id = created.get("id")
     if not config_id or created.get("url") != url:
-        client.get_task(task["id"]).fail("CreateTaskPushNotificationConfig answers the config with its id")
-    got = client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
+        a2a_client.get_task(task["id"]).fail("CreateTaskPushNotificationConfig answers the config with its id")
+    got = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
     if got.result.get("url") != url or got.result.get("id") != config_id:
         got.fail("GetTaskPushNotificationConfig answers the config that was created")
-    listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     if config_id not in [c.get("id") for c in listed.result.get("configs") or []]:
         listed.fail("ListTaskPushNotificationConfigs lists the config that was created")
-    client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
-    after = client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
+    a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+    after = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
     if not after.is_error:
         after.fail("after DeleteTaskPushNotificationConfig, Get answers not found")
-    again = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    again = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     if config_id in [c.get("id") for c in again.result.get("configs") or []]:
         again.fail("a deleted config is no longer listed")
 
 
 @pytest.mark.req("PUSH-02")
 @pytest.mark.scenario("slow")
-def test_config_inside_send_message(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    endpoint = push_receiver.endpoint()
+def test_config_inside_send_message(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    endpoint = a2a_push_receiver.endpoint()
     config = drivers.push_config(endpoint.url, config_id="inline-" + new_id())
     params = {
         "message": {
@@ -95,30 +100,38 @@ def test_config_inside_send_message(pushing: Target, client: A2AClient, push_rec
         },
         "configuration": {"returnImmediately": True, "taskPushNotificationConfig": config},
     }
-    task = client.call("SendMessage", params).task
-    listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    task = a2a_client.call("SendMessage", params).task
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     urls = {c.get("url") for c in listed.result.get("configs") or []}
     if endpoint.url not in urls:
         listed.fail("a config sent inside SendMessage is a config of the task, as one created by the method")
-    delivered = endpoint.wait_for(lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), pushing.push.wait_s)
+    delivered = endpoint.wait_for(
+        lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), a2a_pushing.push.wait_s
+    )
     if "TASK_STATE_COMPLETED" not in drivers.pushed_states(delivered):
-        client.get_task(task["id"]).fail(f"the task's updates must reach the inline config's url; got {len(delivered)}")
+        a2a_client.get_task(task["id"]).fail(
+            f"the task's updates must reach the inline config's url; got {len(delivered)}"
+        )
 
 
 @pytest.mark.req("PUSH-16")
 @pytest.mark.scenario("ask")
 def test_configs_of_another_subject_answer_as_missing(
-    pushing: Target, client: A2AClient, other_client: A2AClient, push_receiver: PushReceiver, cancel_at_end
+    a2a_pushing: Target,
+    a2a_client: A2AClient,
+    a2a_other_client: A2AClient,
+    a2a_push_receiver: PushReceiver,
+    a2a_cancel_at_end,
 ):
-    task = drivers.run(client, "ask")
-    cancel_at_end(client, task["id"])
-    endpoint = push_receiver.endpoint()
-    config_id = drivers.create_push_config(client, task["id"], endpoint.url).result["id"]
+    task = drivers.run(a2a_client, "ask")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    endpoint = a2a_push_receiver.endpoint()
+    config_id = drivers.create_push_config(a2a_client, task["id"], endpoint.url).result["id"]
     for method in METHODS:
-        params = _params(method, task["id"], push_receiver.endpoint().url)
+        params = _params(method, task["id"], a2a_push_receiver.endpoint().url)
         if "id" in params:
             params["id"] = config_id
-        other_client.call(method, params).expect_error("TaskNotFoundError")
-    listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+        a2a_other_client.call(method, params).expect_error("TaskNotFoundError")
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     if [c.get("id") for c in listed.result.get("configs") or []] != [config_id]:
         listed.fail("another subject's config calls must create, reveal or delete nothing")

@@ -9,50 +9,51 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.push.receiver import Endpoint, PushReceiver
-from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.scenarios import push as push_checks
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
+from nylorun_a2a_kit.fixtures.target import Target
 
 
-def _pushed_task(client: A2AClient, receiver: PushReceiver, **fields) -> tuple[dict, Endpoint]:
+def _pushed_task(a2a_client: A2AClient, receiver: PushReceiver, **fields) -> tuple[dict, Endpoint]:
     """An ordinary message's task with a webhook config given inline, and the webhook's endpoint."""
     endpoint = push_checks.endpoint_for(receiver, **fields)
     params = {
         "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": drivers.ORDINARY_TEXT}]},
         "configuration": {"taskPushNotificationConfig": drivers.push_config(endpoint.url, **fields)},
     }
-    task = drivers.settle(client, drivers.task_of(client.call("SendMessage", params), "nothing is pushed"))
+    task = drivers.settle(a2a_client, drivers.task_of(a2a_client.call("SendMessage", params), "nothing is pushed"))
     if drivers.state(task) not in drivers.TERMINAL:
-        client.cancel(task["id"])
-        task = drivers.wait_for(client, task["id"], drivers.TERMINAL)
+        a2a_client.cancel(task["id"])
+        task = drivers.wait_for(a2a_client, task["id"], drivers.TERMINAL)
     return task, endpoint
 
 
-def _until_ended(endpoint: Endpoint, task: dict, target: Target) -> list:
+def _until_ended(endpoint: Endpoint, task: dict, a2a_target: Target) -> list:
     """The deliveries up to the one that shows the task's terminal state."""
-    return push_checks.until_pushed(endpoint, drivers.state(task), target)
+    return push_checks.until_pushed(endpoint, drivers.state(task), a2a_target)
 
 
 @pytest.mark.req("PUSH-05")
-def test_the_end_of_an_ordinary_task_is_delivered(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    task, endpoint = _pushed_task(client, push_receiver)
-    _until_ended(endpoint, task, pushing)
+def test_the_end_of_an_ordinary_task_is_delivered(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    task, endpoint = _pushed_task(a2a_client, a2a_push_receiver)
+    _until_ended(endpoint, task, a2a_pushing)
 
 
 @pytest.mark.req("PUSH-06")
 def test_deliveries_of_an_ordinary_task_are_its_stream_responses(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    task, endpoint = _pushed_task(client, push_receiver)
-    push_checks.check_stream_responses(_until_ended(endpoint, task, pushing), task["id"])
+    task, endpoint = _pushed_task(a2a_client, a2a_push_receiver)
+    push_checks.check_stream_responses(_until_ended(endpoint, task, a2a_pushing), task["id"])
 
 
 @pytest.mark.req("PUSH-07")
 def test_deliveries_of_an_ordinary_task_carry_the_authentication(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
     secret = new_id("cred")
-    task, endpoint = _pushed_task(client, push_receiver, scheme="Bearer", credentials=secret)
-    push_checks.check_authentication(_until_ended(endpoint, task, pushing), secret)
+    task, endpoint = _pushed_task(a2a_client, a2a_push_receiver, scheme="Bearer", credentials=secret)
+    push_checks.check_authentication(_until_ended(endpoint, task, a2a_pushing), secret)

@@ -6,32 +6,34 @@ import itertools
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.push.receiver import Endpoint, PushReceiver
-from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.scenarios import push as push_checks
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.requirements import not_checked
+from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
+from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = pytest.mark.scenario("ask")
 FAILING = {"then": "500"}  # an endpoint that fails every attempt
 MAX_WINDOW_WATCH_S = 60.0
 
 
-def _paused(client: A2AClient, receiver: PushReceiver, script=(), then="ok", **fields) -> tuple[dict, Endpoint, str]:
+def _paused(
+    a2a_client: A2AClient, receiver: PushReceiver, script=(), then="ok", **fields
+) -> tuple[dict, Endpoint, str]:
     """A task waiting on a question, with a config to a scripted endpoint; answering it makes updates."""
-    task = drivers.run(client, "ask")
+    task = drivers.run(a2a_client, "ask")
     endpoint = push_checks.endpoint_for(receiver, script, then, **fields)
-    created = drivers.create_push_config(client, task["id"], endpoint.url, **fields)
+    created = drivers.create_push_config(a2a_client, task["id"], endpoint.url, **fields)
     return task, endpoint, created.result["id"]
 
 
-def _answer(client: A2AClient, task: dict) -> None:
-    client.send("blue", task_id=task["id"], context_id=task["contextId"], return_immediately=True)
+def _answer(a2a_client: A2AClient, task: dict) -> None:
+    a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"], return_immediately=True)
 
 
-def _quiet_s(target: Target) -> float:
+def _quiet_s(a2a_target: Target) -> float:
     """How long 'nothing more arrives' is watched: a retry-schedule step of hours, and at least 2.5 s."""
-    return min(target.push.wait_s, max(2.5, target.push.scaled(3 * 3600)))
+    return min(a2a_target.push.wait_s, max(2.5, a2a_target.push.scaled(3 * 3600)))
 
 
 def _by_event(deliveries) -> dict[str, list]:
@@ -51,52 +53,58 @@ def _first_tried(count: int):
 
 
 @pytest.mark.req("PUSH-05")
-def test_every_state_change_is_delivered(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    endpoint = push_receiver.endpoint()
+def test_every_state_change_is_delivered(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    endpoint = a2a_push_receiver.endpoint()
     config = drivers.push_config(endpoint.url)
     params = {
         "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": drivers.scenario("ask")}]},
         "configuration": {"taskPushNotificationConfig": config},
     }
-    task = client.call("SendMessage", params).task
-    push_checks.until_pushed(endpoint, "TASK_STATE_INPUT_REQUIRED", pushing)
-    _answer(client, task)
-    push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing)
+    task = a2a_client.call("SendMessage", params).task
+    push_checks.until_pushed(endpoint, "TASK_STATE_INPUT_REQUIRED", a2a_pushing)
+    _answer(a2a_client, task)
+    push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
 
 
 @pytest.mark.req("PUSH-06")
-def test_deliveries_are_stream_responses_for_the_task(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    task, endpoint, _ = _paused(client, push_receiver)
-    _answer(client, task)
-    push_checks.check_stream_responses(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing), task["id"])
+def test_deliveries_are_stream_responses_for_the_task(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver)
+    _answer(a2a_client, task)
+    push_checks.check_stream_responses(
+        push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing), task["id"]
+    )
 
 
 @pytest.mark.req("PUSH-07")
-def test_deliveries_carry_the_authentication(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
+def test_deliveries_carry_the_authentication(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
     secret = new_id("cred")
-    task, endpoint, _ = _paused(client, push_receiver, scheme="Bearer", credentials=secret)
-    _answer(client, task)
-    push_checks.check_authentication(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing), secret)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, scheme="Bearer", credentials=secret)
+    _answer(a2a_client, task)
+    push_checks.check_authentication(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing), secret)
 
 
 @pytest.mark.req("PUSH-08")
-def test_deliveries_carry_the_token(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
+def test_deliveries_carry_the_token(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
     token = new_id("tok")
-    task, endpoint, _ = _paused(client, push_receiver, token=token)
-    _answer(client, task)
-    header = pushing.push.token_header.lower()
-    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing):
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, token=token)
+    _answer(a2a_client, task)
+    header = a2a_pushing.push.token_header.lower()
+    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing):
         if delivery.headers.get(header) != token:
-            pytest.fail(f"delivery {delivery.webhook_id} lacks the config's token in {pushing.push.token_header}")
+            pytest.fail(f"delivery {delivery.webhook_id} lacks the config's token in {a2a_pushing.push.token_header}")
 
 
 @pytest.mark.req("PUSH-09")
-def test_deliveries_are_signed(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    if not pushing.push.secret:
-        pytest.skip("not checked: no push secret given (--push-secret), so signatures cannot be verified")
-    task, endpoint, _ = _paused(client, push_receiver)
-    _answer(client, task)
-    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing):
+def test_deliveries_are_signed(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    if not a2a_pushing.push.secret:
+        not_checked("no push secret given, so signatures cannot be verified", needs="--a2a-push-secret")
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver)
+    _answer(a2a_client, task)
+    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing):
         signing = [p for p in delivery.problems if "StreamResponse" not in p and "not JSON" not in p]
         if signing:
             pytest.fail(f"delivery {delivery.webhook_id} fails Standard Webhooks verification: {signing[0]}")
@@ -104,11 +112,11 @@ def test_deliveries_are_signed(pushing: Target, client: A2AClient, push_receiver
 
 @pytest.mark.req("PUSH-10", "PUSH-12")
 def test_failed_delivery_is_retried_with_the_same_id_and_body(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    task, endpoint, _ = _paused(client, push_receiver, ["500", "500"])
-    _answer(client, task)
-    attempts = _attempts_of_first(endpoint.wait_for(_first_tried(3), pushing.push.wait_s))
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500", "500"])
+    _answer(a2a_client, task)
+    attempts = _attempts_of_first(endpoint.wait_for(_first_tried(3), a2a_pushing.push.wait_s))
     if len(attempts) < 3:
         pytest.fail(f"an event answered 500 twice must be retried until a 2xx: {len(attempts)} attempts arrived")
     if len({a.body for a in attempts}) != 1:
@@ -121,38 +129,43 @@ def test_failed_delivery_is_retried_with_the_same_id_and_body(
 @pytest.mark.req("PUSH-12")
 @pytest.mark.parametrize("failure", ["500", "slow", "close"], ids=["server-error", "timeout", "reset"])
 def test_delivery_is_retried_after_each_kind_of_failure(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver, failure: str
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, failure: str
 ):
-    task, endpoint, _ = _paused(client, push_receiver, [failure])
-    _answer(client, task)
-    wait = pushing.push.wait_s + (push_receiver.slow_s if failure == "slow" else 0)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, [failure])
+    _answer(a2a_client, task)
+    wait = a2a_pushing.push.wait_s + (a2a_push_receiver.slow_s if failure == "slow" else 0)
     if len(_attempts_of_first(endpoint.wait_for(_first_tried(2), wait))) < 2:
         pytest.fail(f"a delivery that failed ({failure}) must be attempted again with the same webhook-id")
 
 
 @pytest.mark.req("PUSH-12")
 def test_delivery_is_retried_after_a_refused_connection(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    if not pushing.embedded and not push_receiver.named["closed"]:
-        pytest.skip("not checked: give --push-closed-listen, an address the target's push allow-list names")
-    task = drivers.run(client, "ask")
-    endpoint = push_receiver.endpoint()
-    drivers.create_push_config(client, task["id"], push_receiver.closed_url(endpoint.path)).ok()
-    _answer(client, task)
+    if not a2a_pushing.embedded and not a2a_push_receiver.named["closed"]:
+        not_checked(
+            "no closed destination given",
+            needs="--a2a-push-closed-listen: an address the target's push allow-list names",
+        )
+    task = drivers.run(a2a_client, "ask")
+    endpoint = a2a_push_receiver.endpoint()
+    drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.closed_url(endpoint.path)).ok()
+    _answer(a2a_client, task)
     # Let a few attempts meet the closed port, then listen: only a retry can arrive now.
-    endpoint.quiet_for(pushing.push.scaled(400), after=0)
-    push_receiver.open_closed()
-    delivered = endpoint.wait_for(lambda ds: len(ds) >= 1, pushing.push.wait_s)
+    endpoint.quiet_for(a2a_pushing.push.scaled(400), after=0)
+    a2a_push_receiver.open_closed()
+    delivered = endpoint.wait_for(lambda ds: len(ds) >= 1, a2a_pushing.push.wait_s)
     if not delivered:
         pytest.fail("a delivery refused at connect must be retried once the receiver listens")
 
 
 @pytest.mark.req("PUSH-12")
-def test_retry_gaps_never_shrink_and_stop_at_success(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    task, endpoint, _ = _paused(client, push_receiver, ["500"] * 4)
-    _answer(client, task)
-    first = endpoint.wait_for(_first_tried(5), pushing.push.wait_s)
+def test_retry_gaps_never_shrink_and_stop_at_success(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"] * 4)
+    _answer(a2a_client, task)
+    first = endpoint.wait_for(_first_tried(5), a2a_pushing.push.wait_s)
     attempts = _attempts_of_first(first)
     if len(attempts) < 5:
         pytest.fail(f"an event failed four times must be tried a fifth time: {len(attempts)} attempts")
@@ -160,50 +173,53 @@ def test_retry_gaps_never_shrink_and_stop_at_success(pushing: Target, client: A2
     if any(later < earlier * 0.8 for earlier, later in itertools.pairwise(gaps)):
         pytest.fail(f"the gaps between retries must not shrink: {[round(g, 4) for g in gaps]} s")
     event = attempts[0].webhook_id
-    after = endpoint.wait_for(lambda ds: any(d.webhook_id == event for d in ds[len(first) :]), _quiet_s(pushing))
+    after = endpoint.wait_for(lambda ds: any(d.webhook_id == event for d in ds[len(first) :]), _quiet_s(a2a_pushing))
     if any(d.webhook_id == event for d in after[len(first) :]):
         pytest.fail("an event acknowledged with 2xx must not be delivered again")
 
 
 @pytest.mark.req("PUSH-12")
-def test_retry_after_is_respected(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    wait = 3600 if pushing.push.time_scale < 1 else 5
-    task, endpoint, _ = _paused(client, push_receiver, [f"503:{wait}"])
-    _answer(client, task)
-    attempts = _attempts_of_first(endpoint.wait_for(_first_tried(2), pushing.push.wait_s + pushing.push.scaled(wait)))
+def test_retry_after_is_respected(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    wait = 3600 if a2a_pushing.push.time_scale < 1 else 5
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, [f"503:{wait}"])
+    _answer(a2a_client, task)
+    attempts = _attempts_of_first(
+        endpoint.wait_for(_first_tried(2), a2a_pushing.push.wait_s + a2a_pushing.push.scaled(wait))
+    )
     if len(attempts) < 2:
         pytest.fail("a delivery answered 503 with Retry-After must be retried")
     gap = attempts[1].received_at - attempts[0].received_at
-    if gap < pushing.push.scaled(wait) * 0.95:
+    if gap < a2a_pushing.push.scaled(wait) * 0.95:
         pytest.fail(
-            f"Retry-After: {wait} asked for {pushing.push.scaled(wait):.3f} s (scaled); the retry came after "
+            f"Retry-After: {wait} asked for {a2a_pushing.push.scaled(wait):.3f} s (scaled); the retry came after "
             f"{gap:.3f} s"
         )
 
 
 @pytest.mark.req("PUSH-12")
-def test_gone_stops_deliveries(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    task, endpoint, _ = _paused(client, push_receiver, ["410"])
-    _answer(client, task)
-    first = endpoint.wait_for(lambda ds: len(ds) >= 1, pushing.push.wait_s)
+def test_gone_stops_deliveries(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["410"])
+    _answer(a2a_client, task)
+    first = endpoint.wait_for(lambda ds: len(ds) >= 1, a2a_pushing.push.wait_s)
     if not first:
         pytest.fail("no delivery arrived to answer 410")
-    after = endpoint.quiet_for(_quiet_s(pushing), after=1)
+    after = endpoint.quiet_for(_quiet_s(a2a_pushing), after=1)
     if len(after) > 1:
         pytest.fail(f"after 410 Gone no delivery may follow, {len(after) - 1} did")
 
 
 @pytest.mark.req("PUSH-13")
-def test_retries_stop_within_24_hours(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    window = pushing.push.scaled(24 * 3600)
+def test_retries_stop_within_24_hours(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    window = a2a_pushing.push.scaled(24 * 3600)
     if window > MAX_WINDOW_WATCH_S:
-        pytest.skip(
-            f"not run: 24 hours at time scale {pushing.push.time_scale} is {window:.0f} s of watching; a Runtime "
-            f"whose test clock (--push-time-scale) makes it {MAX_WINDOW_WATCH_S:.0f} s or less gets this check"
+        not_checked(
+            f"24 hours at time scale {a2a_pushing.push.time_scale} is {window:.0f} s of watching",
+            needs=f"a Runtime test clock that runs 24 hours in {MAX_WINDOW_WATCH_S:.0f} s or less, given as "
+            "--a2a-push-time-scale",
         )
-    task, endpoint, _ = _paused(client, push_receiver, **FAILING)
-    _answer(client, task)
-    first = endpoint.wait_for(lambda ds: len(ds) >= 1, pushing.push.wait_s)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, **FAILING)
+    _answer(a2a_client, task)
+    first = endpoint.wait_for(lambda ds: len(ds) >= 1, a2a_pushing.push.wait_s)
     if not first:
         pytest.fail("no delivery arrived")
     event = first[0].webhook_id
@@ -218,12 +234,14 @@ def test_retries_stop_within_24_hours(pushing: Target, client: A2AClient, push_r
 
 
 @pytest.mark.req("PUSH-14")
-def test_first_attempts_arrive_in_order(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    task, endpoint, _ = _paused(client, push_receiver)
-    _answer(client, task)
-    push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", pushing)
+def test_first_attempts_arrive_in_order(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver)
+    _answer(a2a_client, task)
+    push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
     # An earlier update may still be on its way; give it the time a late first attempt would take.
-    delivered = endpoint.wait_for(lambda ds: False, min(pushing.push.wait_s, max(1.0, pushing.push.scaled(600))))
+    delivered = endpoint.wait_for(
+        lambda ds: False, min(a2a_pushing.push.wait_s, max(1.0, a2a_pushing.push.scaled(600)))
+    )
     firsts = list({d.webhook_id: d for d in reversed(delivered)}.values())[::-1]
     stamps = [(d.json.get("statusUpdate") or {}).get("status", {}).get("timestamp") for d in firsts]
     stamps = [s for s in stamps if s]
@@ -232,14 +250,16 @@ def test_first_attempts_arrive_in_order(pushing: Target, client: A2AClient, push
 
 
 @pytest.mark.req("PUSH-15")
-def test_delete_is_idempotent_and_stops_deliveries(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
-    task, endpoint, config_id = _paused(client, push_receiver, **FAILING)
-    _answer(client, task)
-    endpoint.wait_for(lambda ds: len(ds) >= 2, pushing.push.wait_s)
+def test_delete_is_idempotent_and_stops_deliveries(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    task, endpoint, config_id = _paused(a2a_client, a2a_push_receiver, **FAILING)
+    _answer(a2a_client, task)
+    endpoint.wait_for(lambda ds: len(ds) >= 2, a2a_pushing.push.wait_s)
     for _ in range(2):  # the second delete must answer like the first
-        client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+        a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
     # An attempt already in flight may still land; after that, nothing.
-    settled = endpoint.quiet_for(pushing.push.scaled(60) + 0.2, after=10**6)
-    later = endpoint.quiet_for(_quiet_s(pushing), after=len(settled))
+    settled = endpoint.quiet_for(a2a_pushing.push.scaled(60) + 0.2, after=10**6)
+    later = endpoint.quiet_for(_quiet_s(a2a_pushing), after=len(settled))
     if len(later) > len(settled):
         pytest.fail(f"{len(later) - len(settled)} deliveries reached a deleted config's url")

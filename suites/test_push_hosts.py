@@ -1,7 +1,7 @@
 """Push destinations: only hosts the Runtime allows, never another spelling of an address, never a redirect.
 
 Against any target: a redirect from the kit's own receiver must not be followed, and a destination the
-user names as not allowed (--push-refused-listen) must be refused or never reached. The spellings of
+user names as not allowed (--a2a-push-refused-listen) must be refused or never reached. The spellings of
 loopback addresses are checked against the embedded agent, whose allow-list the kit sets.
 """
 
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange
-from nylorun_a2a_kit.fixtures.push.receiver import PushReceiver
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.push import PushReceiver
+from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = [pytest.mark.req("PUSH-11"), pytest.mark.scenario("ask")]
 
@@ -38,53 +39,60 @@ SPELLINGS = ["other-port", "localhost", "decimal-address", "hex-address", "useri
              "ipv6-loopback"]  # fmt: skip
 
 
-def _gets_nothing(pushing: Target, client: A2AClient, receiver: PushReceiver, url: str, path: str) -> None:
+def _gets_nothing(a2a_pushing: Target, a2a_client: A2AClient, receiver: PushReceiver, url: str, path: str) -> None:
     """A config naming ``url`` beside an allowed one: refused, or accepted and never delivered to."""
-    task = drivers.run(client, "ask")
+    task = drivers.run(a2a_client, "ask")
     control = receiver.endpoint()
-    drivers.create_push_config(client, task["id"], control.url).ok()
-    exchange: Exchange = drivers.create_push_config(client, task["id"], url)
+    drivers.create_push_config(a2a_client, task["id"], control.url).ok()
+    exchange: Exchange = drivers.create_push_config(a2a_client, task["id"], url)
     # Refusing the config is the clear answer; accepting it is allowed only if nothing is ever sent there.
-    client.send("blue", task_id=task["id"], context_id=task["contextId"])
-    control.wait_for(lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), pushing.push.wait_s)
+    a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
+    control.wait_for(lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), a2a_pushing.push.wait_s)
     if not exchange.is_error:  # give the accepted config's first attempts and a retry time to land, if they would
-        control.quiet_for(pushing.push.scaled(400) + 0.3, after=10**6)
+        control.quiet_for(a2a_pushing.push.scaled(400) + 0.3, after=10**6)
     if receiver.hits(path):
         exchange.fail(f"a delivery reached {url}, a destination the Runtime does not allow")
 
 
 @pytest.mark.parametrize("kind", SPELLINGS)
 def test_destination_off_the_allowlist_gets_nothing(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver, kind: str
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, kind: str
 ):
-    if not pushing.embedded:
-        pytest.skip("not checked: whether a remote Runtime allows these loopback spellings is its configuration; "
-                    "--push-refused-listen names a destination it does not allow")  # fmt: skip
-    path = push_receiver.canary_path()
-    url = _spellings(push_receiver, path).get(kind)
+    if not a2a_pushing.embedded:
+        not_checked(
+            "whether a remote Runtime allows these loopback spellings is its configuration",
+            needs="--a2a-push-refused-listen: a destination the target can reach but does not allow",
+        )
+    path = a2a_push_receiver.canary_path()
+    url = _spellings(a2a_push_receiver, path).get(kind)
     if url is None:
-        pytest.skip(f"not checked: this machine has no {kind} to listen on")
-    _gets_nothing(pushing, client, push_receiver, url, path)
+        not_checked(f"this machine has no {kind} to listen on")
+    _gets_nothing(a2a_pushing, a2a_client, a2a_push_receiver, url, path)
 
 
 def test_a_destination_the_user_names_as_not_allowed_gets_nothing(
-    pushing: Target, client: A2AClient, push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    if not pushing.embedded and not push_receiver.named["refused"]:
-        pytest.skip("not checked: give --push-refused-listen, an address the target can reach but does not allow")
-    path = push_receiver.canary_path()
-    _gets_nothing(pushing, client, push_receiver, push_receiver.refused_url(path), path)
+    if not a2a_pushing.embedded and not a2a_push_receiver.named["refused"]:
+        not_checked(
+            "no refused destination given",
+            needs="--a2a-push-refused-listen: an address the target can reach but does not allow",
+        )
+    path = a2a_push_receiver.canary_path()
+    _gets_nothing(a2a_pushing, a2a_client, a2a_push_receiver, a2a_push_receiver.refused_url(path), path)
 
 
-def test_redirect_from_an_allowed_host_is_not_followed(pushing: Target, client: A2AClient, push_receiver: PushReceiver):
+def test_redirect_from_an_allowed_host_is_not_followed(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
     # The redirect points at the receiver's own public address, which the target reaches: a sender that
     # follows redirects lands there, on a path no check serves.
-    path = push_receiver.canary_path()
-    target_url = f"{push_receiver.public_base}{path}"
-    task = drivers.run(client, "ask")
-    endpoint = push_receiver.endpoint([f"redirect:{target_url}"] * 50)
-    drivers.create_push_config(client, task["id"], endpoint.url).ok()
-    client.send("blue", task_id=task["id"], context_id=task["contextId"])
-    endpoint.wait_for(lambda ds: len(ds) >= 3, pushing.push.wait_s)
-    if push_receiver.hits(path):
+    path = a2a_push_receiver.canary_path()
+    target_url = f"{a2a_push_receiver.public_base}{path}"
+    task = drivers.run(a2a_client, "ask")
+    endpoint = a2a_push_receiver.endpoint([f"redirect:{target_url}"] * 50)
+    drivers.create_push_config(a2a_client, task["id"], endpoint.url).ok()
+    a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
+    endpoint.wait_for(lambda ds: len(ds) >= 3, a2a_pushing.push.wait_s)
+    if a2a_push_receiver.hits(path):
         pytest.fail(f"the sender followed a redirect to {target_url}")

@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 # The running turn outlasts every check; each check ends it by CancelTask, the event that frees the context.
 BUSY_MS = 120_000
@@ -18,21 +18,21 @@ CONCURRENT = 6
 
 
 @pytest.fixture
-def busy(client: A2AClient):
+def busy(a2a_client: A2AClient):
     """A context whose task is still running (slow scenario), canceled when the check ends."""
     context = drivers.new_context()
-    running = drivers.run(client, "slow", BUSY_MS, context_id=context, return_immediately=True)
+    running = drivers.run(a2a_client, "slow", BUSY_MS, context_id=context, return_immediately=True)
     yield context, running
-    drivers.cancel_quietly(client, running["id"])
+    drivers.cancel_quietly(a2a_client, running["id"])
 
 
-def _delivery(target: Target, value: str) -> dict:
-    where = "message_metadata" if target.delivery_in == "message-metadata" else "metadata"
+def _delivery(a2a_target: Target, value: str) -> dict:
+    where = "message_metadata" if a2a_target.delivery_in == "message-metadata" else "metadata"
     return {where: {"delivery": value}}
 
 
-def _queue(client: A2AClient, context: str, message_id: str | None = None, **send) -> Exchange:
-    return client.send(
+def _queue(a2a_client: A2AClient, context: str, message_id: str | None = None, **send) -> Exchange:
+    return a2a_client.send(
         drivers.scenario("complete"), context_id=context, message_id=message_id, return_immediately=True, **send
     )
 
@@ -48,10 +48,10 @@ def _queued_task(exchange: Exchange, context: str, running: dict) -> dict:
     return task
 
 
-def _listed(client: A2AClient, context: str) -> list[dict]:
+def _listed(a2a_client: A2AClient, context: str) -> list[dict]:
     walk, token = [], None
     for _ in range(20):
-        exchange = client.list_tasks(contextId=context, pageToken=token, historyLength=20, pageSize=100)
+        exchange = a2a_client.list_tasks(contextId=context, pageToken=token, historyLength=20, pageSize=100)
         walk += exchange.result["tasks"]
         token = exchange.result["nextPageToken"]
         if not token:
@@ -60,22 +60,22 @@ def _listed(client: A2AClient, context: str) -> list[dict]:
     return walk
 
 
-def _after_queue_drains(client: A2AClient, context: str, running: dict) -> list[dict]:
+def _after_queue_drains(a2a_client: A2AClient, context: str, running: dict) -> list[dict]:
     """End the running turn, then the context's tasks once everything queued before now has run.
 
     A probe message joins the queue last; once its turn has ended, every message queued before it has been
     taken, so a lost message is seen at once rather than by waiting out a timeout.
     """
-    client.cancel(running["id"]).ok()
-    drivers.settle(client, drivers.run(client, "complete", context_id=context))
-    deadline = time.monotonic() + client.timeout_s
+    a2a_client.cancel(running["id"]).ok()
+    drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+    deadline = time.monotonic() + a2a_client.timeout_s
     interval = 0.02
     while True:
-        listed = _listed(client, context)
+        listed = _listed(a2a_client, context)
         if all(drivers.state(t) in drivers.SETTLED for t in listed):
             return listed
         if time.monotonic() >= deadline:
-            pytest.fail(f"context {context}: tasks still unsettled after {client.timeout_s} s")
+            pytest.fail(f"context {context}: tasks still unsettled after {a2a_client.timeout_s} s")
         time.sleep(interval)
         interval = min(interval * 2, 0.5)
 
@@ -90,27 +90,27 @@ def _takers(listed: list[dict], message_ids: list[str]) -> dict[str, list[dict]]
 
 @pytest.mark.req("QUEUE-01")
 @pytest.mark.scenario("slow", "complete")
-def test_message_to_busy_context_is_queued(client: A2AClient, busy):
+def test_message_to_busy_context_is_queued(a2a_client: A2AClient, busy):
     context, running = busy
-    _queued_task(_queue(client, context), context, running)
+    _queued_task(_queue(a2a_client, context), context, running)
 
 
 @pytest.mark.req("QUEUE-02")
 @pytest.mark.scenario("slow", "complete")
-def test_queued_task_is_reachable_by_its_id(client: A2AClient, busy):
+def test_queued_task_is_reachable_by_its_id(a2a_client: A2AClient, busy):
     context, running = busy
-    queued = _queued_task(_queue(client, context), context, running)
-    exchange = client.get_task(queued["id"])
+    queued = _queued_task(_queue(a2a_client, context), context, running)
+    exchange = a2a_client.get_task(queued["id"])
     if drivers.state(exchange.task) != "TASK_STATE_SUBMITTED" or exchange.task.get("contextId") != context:
         exchange.fail(f"GetTask on the queued task {queued['id']} must answer it TASK_STATE_SUBMITTED in {context}")
 
 
 @pytest.mark.req("QUEUE-03")
 @pytest.mark.scenario("slow", "complete")
-def test_queued_task_is_not_listed(client: A2AClient, busy):
+def test_queued_task_is_not_listed(a2a_client: A2AClient, busy):
     context, running = busy
-    queued = _queued_task(_queue(client, context), context, running)
-    exchange = client.list_tasks(contextId=context)
+    queued = _queued_task(_queue(a2a_client, context), context, running)
+    exchange = a2a_client.list_tasks(contextId=context)
     if queued["id"] in [t["id"] for t in exchange.result["tasks"]]:
         exchange.fail(f"ListTasks must not list the queued message {queued['id']} before a turn takes it")
     if exchange.result["totalSize"] != 1:
@@ -119,23 +119,23 @@ def test_queued_task_is_not_listed(client: A2AClient, busy):
 
 @pytest.mark.req("QUEUE-04")
 @pytest.mark.scenario("slow", "complete")
-def test_queued_task_cannot_be_canceled(client: A2AClient, busy):
+def test_queued_task_cannot_be_canceled(a2a_client: A2AClient, busy):
     context, running = busy
-    queued = _queued_task(_queue(client, context), context, running)
-    client.cancel(queued["id"]).expect_error("TaskNotCancelableError")
-    exchange = client.get_task(queued["id"])
+    queued = _queued_task(_queue(a2a_client, context), context, running)
+    a2a_client.cancel(queued["id"]).expect_error("TaskNotCancelableError")
+    exchange = a2a_client.get_task(queued["id"])
     if drivers.state(exchange.task) != "TASK_STATE_SUBMITTED":
         exchange.fail("after a refused CancelTask the message must stay queued (TASK_STATE_SUBMITTED)")
 
 
 @pytest.mark.req("QUEUE-05")
 @pytest.mark.scenario("slow", "complete")
-def test_queued_messages_are_taken_in_order(client: A2AClient, busy):
+def test_queued_messages_are_taken_in_order(a2a_client: A2AClient, busy):
     context, running = busy
     message_ids = [new_id("queued") for _ in range(3)]
     for message_id in message_ids:
-        _queued_task(_queue(client, context, message_id), context, running)
-    listed = _after_queue_drains(client, context, running)
+        _queued_task(_queue(a2a_client, context, message_id), context, running)
+    listed = _after_queue_drains(a2a_client, context, running)
     takers = _takers(listed, message_ids)
     for message_id, tasks in takers.items():
         if len(tasks) != 1:
@@ -150,15 +150,15 @@ def test_queued_messages_are_taken_in_order(client: A2AClient, busy):
 
 @pytest.mark.req("QUEUE-01", "QUEUE-05")
 @pytest.mark.scenario("slow", "complete")
-def test_concurrent_messages_are_none_lost_none_twice(client: A2AClient, busy):
+def test_concurrent_messages_are_none_lost_none_twice(a2a_client: A2AClient, busy):
     context, running = busy
     message_ids = [new_id("burst") for _ in range(CONCURRENT)]
     with ThreadPoolExecutor(CONCURRENT) as pool:
-        answers = list(pool.map(lambda mid: _queue(client, context, mid), message_ids))
+        answers = list(pool.map(lambda mid: _queue(a2a_client, context, mid), message_ids))
     queued = [_queued_task(exchange, context, running) for exchange in answers]
     if len({t["id"] for t in queued}) != CONCURRENT:
         pytest.fail(f"{CONCURRENT} messages sent at once got {len({t['id'] for t in queued})} distinct tasks")
-    listed = _after_queue_drains(client, context, running)
+    listed = _after_queue_drains(a2a_client, context, running)
     for message_id, tasks in _takers(listed, message_ids).items():
         if len(tasks) != 1:
             pytest.fail(f"message {message_id}, sent with {CONCURRENT - 1} others, ran in {len(tasks)} turns, not 1")
@@ -166,18 +166,18 @@ def test_concurrent_messages_are_none_lost_none_twice(client: A2AClient, busy):
 
 @pytest.mark.req("QUEUE-06")
 @pytest.mark.scenario("slow", "complete")
-def test_reject_delivery_gets_context_busy(client: A2AClient, target: Target, busy):
+def test_reject_delivery_gets_context_busy(a2a_client: A2AClient, a2a_target: Target, busy):
     context, running = busy
     rejected = new_id("reject")
-    exchange = _queue(client, context, rejected, **_delivery(target, "reject"))
+    exchange = _queue(a2a_client, context, rejected, **_delivery(a2a_target, "reject"))
     exchange.expect_error("UnsupportedOperationError", reason="CONTEXT_BUSY")
     info = exchange.detail("ErrorInfo") or {}
     if running["id"] not in (info.get("metadata") or {}).values():
         exchange.fail(f"the ErrorInfo metadata must name the running task {running['id']}")
     # Nothing was queued: once the context is free, a new message runs at once and the refused one never runs.
-    client.cancel(running["id"]).ok()
-    probe = drivers.settle(client, drivers.run(client, "complete", context_id=context))
-    listed = _listed(client, context)
+    a2a_client.cancel(running["id"]).ok()
+    probe = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+    listed = _listed(a2a_client, context)
     if _takers(listed, [rejected])[rejected]:
         pytest.fail(f"the refused message {rejected} ran after all")
     if probe["id"] not in [t["id"] for t in listed] or len(listed) != 2:

@@ -4,24 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 @pytest.mark.req("STREAM-01")
-def test_a_streamed_message_is_one_message_or_the_task_then_its_updates(client: A2AClient, target: Target):
-    if not (target.card.get("capabilities") or {}).get("streaming"):
-        pytest.skip("not applicable: the card says streaming false (the unserved checks cover the refusal)")
+def test_a_streamed_message_is_one_message_or_the_task_then_its_updates(a2a_client: A2AClient, a2a_target: Target):
+    if not (a2a_target.card.get("capabilities") or {}).get("streaming"):
+        not_applicable("the card says streaming false (the unserved checks cover the refusal)")
     message = {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": "Say hello."}]}
-    exchange = client.call("SendStreamingMessage", {"message": message})
+    exchange = a2a_client.call("SendStreamingMessage", {"message": message})
     if exchange.events is None:
         exchange.fail("the card declares streaming, but SendStreamingMessage did not answer a text/event-stream")
     problem, unsettled = stream_verdict(exchange.events, exchange.stream_closed)
     if problem:
         exchange.fail(problem)
     if unsettled:
-        pytest.skip(f"not checked: the stream was still open after {target.timeout_s:.0f} s with the task {unsettled}")
+        not_checked(f"the stream was still open after {a2a_target.timeout_s:.0f} s with the task {unsettled}")
 
 
 def stream_verdict(events: list, closed: bool) -> tuple[str | None, str | None]:

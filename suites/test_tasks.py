@@ -4,24 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 @pytest.fixture
-def answered_task(client: A2AClient) -> dict:
+def answered_task(a2a_client: A2AClient) -> dict:
     """A task that asked a question and completed after the answer: several messages of history."""
-    task = drivers.run(client, "ask")
+    task = drivers.run(a2a_client, "ask")
     if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
-        client.get_task(task["id"]).fail("the ask scenario should pause the task as INPUT_REQUIRED")
-    return drivers.settle(client, client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
+        a2a_client.get_task(task["id"]).fail("the ask scenario should pause the task as INPUT_REQUIRED")
+    return drivers.settle(a2a_client, a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
 
 
 @pytest.mark.req("TASK-02")
-def test_get_task_answers_the_task(client: A2AClient):
-    task = drivers.ordinary(client)
-    exchange = client.get_task(task["id"])
+def test_get_task_answers_the_task(a2a_client: A2AClient):
+    task = drivers.ordinary(a2a_client)
+    exchange = a2a_client.get_task(task["id"])
     got = exchange.task
     if (got["id"], got.get("contextId"), drivers.state(got)) != (
         task["id"],
@@ -33,45 +34,45 @@ def test_get_task_answers_the_task(client: A2AClient):
 
 @pytest.mark.req("TASK-04")
 @pytest.mark.scenario("complete")
-def test_get_task_carries_the_artifacts(client: A2AClient):
-    task = drivers.run(client, "complete")
-    exchange = client.get_task(task["id"])
+def test_get_task_carries_the_artifacts(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "complete")
+    exchange = a2a_client.get_task(task["id"])
     if not exchange.task.get("artifacts"):
         exchange.fail("GetTask must carry the task's artifacts")
 
 
 @pytest.mark.req("TASK-05")
-def test_unknown_task_is_not_found(client: A2AClient):
-    client.get_task(new_id("task")).expect_error("TaskNotFoundError")
+def test_unknown_task_is_not_found(a2a_client: A2AClient):
+    a2a_client.get_task(new_id("task")).expect_error("TaskNotFoundError")
 
 
 @pytest.mark.req("TASK-06")
-def test_not_found_reason_is_task_not_found(client: A2AClient):
-    client.get_task(new_id("task")).expect_error("TaskNotFoundError", reason="TASK_NOT_FOUND")
+def test_not_found_reason_is_task_not_found(a2a_client: A2AClient):
+    a2a_client.get_task(new_id("task")).expect_error("TaskNotFoundError", reason="TASK_NOT_FOUND")
 
 
 @pytest.mark.req("TASK-07")
-def test_history_length_zero_returns_no_history(client: A2AClient):
-    task = drivers.ordinary(client)
-    drivers.held_history(client, task["id"])
-    exchange = client.get_task(task["id"], history_length=0)
+def test_history_length_zero_returns_no_history(a2a_client: A2AClient):
+    task = drivers.ordinary(a2a_client)
+    drivers.held_history(a2a_client, task["id"])
+    exchange = a2a_client.get_task(task["id"], history_length=0)
     if exchange.task.get("history"):
         exchange.fail("historyLength 0 asks for no history, but messages were returned")
 
 
 @pytest.mark.req("TASK-08")
 @pytest.mark.scenario("ask")
-def test_history_only_when_asked(client: A2AClient, answered_task: dict):
-    exchange = client.get_task(answered_task["id"])
+def test_history_only_when_asked(a2a_client: A2AClient, answered_task: dict):
+    exchange = a2a_client.get_task(answered_task["id"])
     if exchange.task.get("history"):
         exchange.fail("without historyLength, GetTask must answer no history (omitted or empty)")
 
 
 @pytest.mark.req("TASK-09")
-def test_history_length_limits_the_history(client: A2AClient):
-    task = drivers.ordinary(client)
-    limit = drivers.held_history(client, task["id"]) - 1  # one fewer than the task holds, so the cut shows
-    exchange = client.get_task(task["id"], history_length=limit)
+def test_history_length_limits_the_history(a2a_client: A2AClient):
+    task = drivers.ordinary(a2a_client)
+    limit = drivers.held_history(a2a_client, task["id"]) - 1  # one fewer than the task holds, so the cut shows
+    exchange = a2a_client.get_task(task["id"], history_length=limit)
     history = exchange.task.get("history") or []
     if len(history) > limit:
         exchange.fail(f"historyLength {limit} allows at most {limit} messages, got {len(history)}")
@@ -79,8 +80,8 @@ def test_history_length_limits_the_history(client: A2AClient):
 
 @pytest.mark.req("TASK-10")
 @pytest.mark.scenario("ask")
-def test_history_is_returned_when_asked(client: A2AClient, answered_task: dict):
-    exchange = client.get_task(answered_task["id"], history_length=10)
+def test_history_is_returned_when_asked(a2a_client: A2AClient, answered_task: dict):
+    exchange = a2a_client.get_task(answered_task["id"], history_length=10)
     history = exchange.task.get("history") or []
     if not history:
         exchange.fail("with historyLength, GetTask must answer the task's recent messages")
@@ -89,11 +90,11 @@ def test_history_is_returned_when_asked(client: A2AClient, answered_task: dict):
 
 
 @pytest.mark.req("TASK-11")
-def test_negative_history_length_is_refused_or_gives_no_history(client: A2AClient, target: Target):
+def test_negative_history_length_is_refused_or_gives_no_history(a2a_client: A2AClient, a2a_target: Target):
     # On a task that exists: for a made-up id, TaskNotFoundError would be as right an answer (ERR-06).
-    task = drivers.ordinary(client)
-    exchange = client.call("GetTask", {"id": task["id"], "historyLength": -1})
-    if target.strict_spec or exchange.is_error:
+    task = drivers.ordinary(a2a_client)
+    exchange = a2a_client.call("GetTask", {"id": task["id"], "historyLength": -1})
+    if a2a_target.strict_spec or exchange.is_error:
         exchange.expect_error("InvalidParamsError")
     elif exchange.result.get("history"):
         exchange.fail("a negative historyLength, if served, asks for no more than 0 messages")
@@ -101,43 +102,45 @@ def test_negative_history_length_is_refused_or_gives_no_history(client: A2AClien
 
 @pytest.mark.req("TASK-12")
 @pytest.mark.scenario("complete")
-def test_each_turn_is_its_own_task(client: A2AClient):
+def test_each_turn_is_its_own_task(a2a_client: A2AClient):
     context = drivers.new_context()
-    first = drivers.run(client, "complete", context_id=context)
-    second = drivers.run(client, "complete", context_id=context)
+    first = drivers.run(a2a_client, "complete", context_id=context)
+    second = drivers.run(a2a_client, "complete", context_id=context)
     if first["id"] == second["id"]:
-        client.get_task(second["id"]).fail("two turns in one conversation must be two tasks")
+        a2a_client.get_task(second["id"]).fail("two turns in one conversation must be two tasks")
     if second.get("contextId") != context:
-        client.get_task(second["id"]).fail("the second turn must stay in the same conversation")
+        a2a_client.get_task(second["id"]).fail("the second turn must stay in the same conversation")
 
 
 @pytest.mark.req("TASK-03")
 @pytest.mark.scenario("ask")
-def test_interrupted_task_continues_on_the_same_id(client: A2AClient):
-    task = drivers.run(client, "ask")
-    exchange = client.send("blue", task_id=task["id"], context_id=task["contextId"])
+def test_interrupted_task_continues_on_the_same_id(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "ask")
+    exchange = a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
     if exchange.task["id"] != task["id"]:
         exchange.fail(f"the answer must continue task {task['id']}, got a new task {exchange.task['id']}")
-    final = drivers.settle(client, exchange.task)
+    final = drivers.settle(a2a_client, exchange.task)
     if drivers.state(final) != "TASK_STATE_COMPLETED":
-        client.get_task(task["id"]).fail("the answered task should complete")
+        a2a_client.get_task(task["id"]).fail("the answered task should complete")
 
 
 @pytest.mark.req("TASK-13")
 @pytest.mark.scenario("fail")
-def test_failed_turn_ends_failed(client: A2AClient):
-    task = drivers.settle(client, drivers.run(client, "fail"))
+def test_failed_turn_ends_failed(a2a_client: A2AClient):
+    task = drivers.settle(a2a_client, drivers.run(a2a_client, "fail"))
     if drivers.state(task) != "TASK_STATE_FAILED":
-        client.get_task(task["id"]).fail(f"the fail scenario should end TASK_STATE_FAILED, got {drivers.state(task)}")
+        a2a_client.get_task(task["id"]).fail(
+            f"the fail scenario should end TASK_STATE_FAILED, got {drivers.state(task)}"
+        )
 
 
 @pytest.mark.req("TASK-01")
-def test_status_timestamp_is_utc(client: A2AClient):
+def test_status_timestamp_is_utc(a2a_client: A2AClient):
     # Every answer's timestamps are already checked against schemas/a2a/Timestamp.json (UTC, 'Z').
-    task = drivers.ordinary(client)
-    exchange = client.get_task(task["id"])
+    task = drivers.ordinary(a2a_client)
+    exchange = a2a_client.get_task(task["id"])
     stamp = exchange.task["status"].get("timestamp")
     if stamp is None:
-        pytest.skip("not applicable: the task's status carries no timestamp (optional in A2A 1.0)")
+        not_applicable("the task's status carries no timestamp (optional in A2A 1.0)")
     if not stamp.endswith("Z"):
         exchange.fail(f"timestamps are UTC with 'Z' (A2A §5.6.1), got {stamp!r}")

@@ -6,9 +6,9 @@ import secrets
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-from nylorun_a2a_kit.fixtures.target.target import Target
+from nylorun_a2a_kit.fixtures.target import Target
 
 
 def _telemetry(task: dict) -> dict | None:
@@ -21,47 +21,47 @@ def _status_telemetry(task: dict) -> dict | None:
     return (message.get("metadata") or {}).get(extensions.TELEMETRY)
 
 
-def _ended(client: A2AClient, **send) -> dict:
+def _ended(a2a_client: A2AClient, **send) -> dict:
     # echo produces no files, so these checks see telemetry and nothing else of the v2 extensions.
-    return drivers.settle(client, client.send(drivers.scenario("echo"), **send).task)
+    return drivers.settle(a2a_client, a2a_client.send(drivers.scenario("echo"), **send).task)
 
 
 @pytest.mark.req("TEL-01")
 @pytest.mark.scenario("echo")
-def test_terminal_update_carries_totals(v2_client: A2AClient):
-    task = _ended(v2_client)
+def test_terminal_update_carries_totals(a2a_v2_client: A2AClient):
+    task = _ended(a2a_v2_client)
     totals = (_telemetry(task) or {}).get("totals")
     if not isinstance(totals, dict) or not {"steps", "tokens", "costUsd"} <= set(totals):
-        v2_client.get_task(task["id"]).fail("the terminal status update carries telemetry/v1 totals")
+        a2a_v2_client.get_task(task["id"]).fail("the terminal status update carries telemetry/v1 totals")
 
 
 @pytest.mark.req("TEL-02")
 @pytest.mark.scenario("echo")
-def test_terminal_update_carries_the_trace_id(v2_client: A2AClient):
-    task = _ended(v2_client)
+def test_terminal_update_carries_the_trace_id(a2a_v2_client: A2AClient):
+    task = _ended(a2a_v2_client)
     if not (_telemetry(task) or {}).get("traceId"):
-        v2_client.get_task(task["id"]).fail("the terminal status update carries the turn's trace id")
+        a2a_v2_client.get_task(task["id"]).fail("the terminal status update carries the turn's trace id")
 
 
 @pytest.mark.req("TEL-03")
 @pytest.mark.scenario("echo")
-def test_turn_joins_the_callers_trace(target: Target, v2_client: A2AClient):
+def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClient):
     trace_id = secrets.token_hex(16)
     traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
-    task = _ended(v2_client, traceparent=traceparent, traceparent_in=target.traceparent_in)
+    task = _ended(a2a_v2_client, traceparent=traceparent, traceparent_in=a2a_target.traceparent_in)
     reported = (_telemetry(task) or {}).get("traceId")
     if reported != trace_id:
-        v2_client.get_task(task["id"]).fail(
+        a2a_v2_client.get_task(task["id"]).fail(
             f"a turn started with traceparent {traceparent} joins trace {trace_id}, but reports {reported!r} "
-            f"(the kit sent it as {target.traceparent_in}; see --traceparent-in)"
+            f"(the kit sent it as {a2a_target.traceparent_in}; see --a2a-traceparent-in)"
         )
 
 
 @pytest.mark.req("TEL-04")
 @pytest.mark.scenario("echo")
-def test_get_task_carries_telemetry_once_ended(v2_client: A2AClient):
-    task = _ended(v2_client)
-    got = v2_client.get_task(task["id"])
+def test_get_task_carries_telemetry_once_ended(a2a_v2_client: A2AClient):
+    task = _ended(a2a_v2_client)
+    got = a2a_v2_client.get_task(task["id"])
     on_task = _telemetry(got.task)
     if on_task is None:
         got.fail("GetTask of an ended task carries its telemetry/v1 data")
@@ -71,9 +71,9 @@ def test_get_task_carries_telemetry_once_ended(v2_client: A2AClient):
 
 @pytest.mark.req("TEL-05")
 @pytest.mark.scenario("slow")
-def test_no_telemetry_while_working(v2_client: A2AClient, cancel_at_end):
-    task = v2_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    cancel_at_end(v2_client, task["id"])
-    working = drivers.wait_for(v2_client, task["id"], ["TASK_STATE_WORKING"])
+def test_no_telemetry_while_working(a2a_v2_client: A2AClient, a2a_cancel_at_end):
+    task = a2a_v2_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
+    working = drivers.wait_for(a2a_v2_client, task["id"], ["TASK_STATE_WORKING"])
     if _status_telemetry(working) is not None:
-        v2_client.get_task(task["id"]).fail("telemetry comes with the terminal status update, not while working")
+        a2a_v2_client.get_task(task["id"]).fail("telemetry comes with the terminal status update, not while working")

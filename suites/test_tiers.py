@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 APPROVED_ACTION = "approved action ran"
@@ -19,8 +19,8 @@ def _plain(exchange: Exchange) -> None:
         exchange.fail(f"a caller that activated no extension gets plain A2A 1.0, but the answer names {mentions[:3]}")
 
 
-def _text_question(client: A2AClient, scenario: str) -> dict:
-    exchange = client.send(drivers.scenario(scenario))
+def _text_question(a2a_client: A2AClient, scenario: str) -> dict:
+    exchange = a2a_client.send(drivers.scenario(scenario))
     task = exchange.task
     _plain(exchange)
     if drivers.state(task) not in drivers.INTERRUPTED:
@@ -35,46 +35,46 @@ def _text_question(client: A2AClient, scenario: str) -> dict:
 
 @pytest.mark.req("TIER-01")
 @pytest.mark.scenario("approve")
-def test_core_caller_gets_an_approval_as_a_text_question(client: A2AClient):
-    drivers.cancel_quietly(client, _text_question(client, "approve")["id"])
+def test_core_caller_gets_an_approval_as_a_text_question(a2a_client: A2AClient):
+    drivers.cancel_quietly(a2a_client, _text_question(a2a_client, "approve")["id"])
 
 
 @pytest.mark.req("TIER-02")
 @pytest.mark.scenario("approve")
-def test_core_text_reply_does_not_approve(client: A2AClient, cancel_at_end):
-    task = _text_question(client, "approve")
-    cancel_at_end(client, task["id"])
-    client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
-    after = drivers.wait_for(client, task["id"], drivers.SETTLED)
+def test_core_text_reply_does_not_approve(a2a_client: A2AClient, a2a_cancel_at_end):
+    task = _text_question(a2a_client, "approve")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    a2a_client.send("Yes, I approve. Go ahead.", task_id=task["id"], context_id=task["contextId"])
+    after = drivers.wait_for(a2a_client, task["id"], drivers.SETTLED)
     texts = " ".join(p.get("text", "") for a in after.get("artifacts") or [] for p in a.get("parts", []))
     if APPROVED_ACTION in texts:
-        client.get_task(task["id"]).fail("a text reply must not approve: the approved action ran")
+        a2a_client.get_task(task["id"]).fail("a text reply must not approve: the approved action ran")
 
 
 @pytest.mark.req("TIER-03")
 @pytest.mark.scenario("connect")
-def test_core_caller_gets_a_connection_as_a_text_question(client: A2AClient):
-    drivers.cancel_quietly(client, _text_question(client, "connect")["id"])
+def test_core_caller_gets_a_connection_as_a_text_question(a2a_client: A2AClient):
+    drivers.cancel_quietly(a2a_client, _text_question(a2a_client, "connect")["id"])
 
 
 @pytest.mark.req("TIER-04")
 @pytest.mark.parametrize(
     "scenario", [pytest.param(name, marks=pytest.mark.scenario(name)) for name in ("complete", "plan", "file")]
 )
-def test_core_caller_gets_plain_a2a(client: A2AClient, scenario: str):
-    task = drivers.settle(client, client.send(drivers.scenario(scenario)).task)
+def test_core_caller_gets_plain_a2a(a2a_client: A2AClient, scenario: str):
+    task = drivers.settle(a2a_client, a2a_client.send(drivers.scenario(scenario)).task)
     for exchange in (
-        client.get_task(task["id"], history_length=50),
-        client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50),
+        a2a_client.get_task(task["id"], history_length=50),
+        a2a_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50),
     ):
         _plain(exchange)
 
 
 @pytest.mark.req("TIER-05")
 @pytest.mark.scenario("plan")
-def test_core_caller_gets_no_plan_or_cost(client: A2AClient):
-    task = drivers.settle(client, client.send(drivers.scenario("plan", 3)).task)
-    got = client.get_task(task["id"], history_length=50)
+def test_core_caller_gets_no_plan_or_cost(a2a_client: A2AClient):
+    task = drivers.settle(a2a_client, a2a_client.send(drivers.scenario("plan", 3)).task)
+    got = a2a_client.get_task(task["id"], history_length=50)
     for uri, what in ((extensions.PROGRESS, "plan steps"), (extensions.TELEMETRY, "totals or cost")):
         if extensions.read(got.task, uri) is not None:
             got.fail(f"a caller with no extension activated gets no {what}")
@@ -82,13 +82,13 @@ def test_core_caller_gets_no_plan_or_cost(client: A2AClient):
 
 @pytest.mark.req("TIER-06")
 @pytest.mark.scenario("approve")
-def test_v1_client_is_served_with_v1_extensions_only(v1_client: A2AClient, cancel_at_end):
-    exchange = v1_client.send(drivers.scenario("approve"))
+def test_v1_client_is_served_with_v1_extensions_only(a2a_v1_client: A2AClient, a2a_cancel_at_end):
+    exchange = a2a_v1_client.send(drivers.scenario("approve"))
     echoed = {u.strip() for u in exchange.response_headers.get("a2a-extensions", "").split(",") if u.strip()}
     if echoed != set(extensions.V1):
         exchange.fail(f"a v1 client's request echoes exactly the v1 extensions, got {sorted(echoed)}")
     task = exchange.task
-    cancel_at_end(v1_client, task["id"])
+    a2a_cancel_at_end(a2a_v1_client, task["id"])
     if (drivers.open_interaction(task) or {}).get("kind") != "approval":
         exchange.fail("a v1 client gets typed approvals under interactions/v1")
     v2_only = [

@@ -4,44 +4,44 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 
 @pytest.mark.req("UNSRV-01")
-def test_send_streaming_message_is_unsupported(client: A2AClient):
+def test_send_streaming_message_is_unsupported(a2a_client: A2AClient):
     params = {"message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": "hello"}]}}
-    client.call("SendStreamingMessage", params).expect_error("UnsupportedOperationError")
+    a2a_client.call("SendStreamingMessage", params).expect_error("UnsupportedOperationError")
 
 
 @pytest.mark.req("UNSRV-01")
-def test_streaming_refusal_starts_nothing(client: A2AClient):
+def test_streaming_refusal_starts_nothing(a2a_client: A2AClient):
     context = drivers.new_context()
     params = {
         "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "contextId": context, "parts": [{"text": "hi"}]}
     }
-    client.call("SendStreamingMessage", params).expect_error("UnsupportedOperationError")
-    listed = client.list_tasks(contextId=context)
+    a2a_client.call("SendStreamingMessage", params).expect_error("UnsupportedOperationError")
+    listed = a2a_client.list_tasks(contextId=context)
     if listed.result["tasks"]:
         listed.fail("a refused SendStreamingMessage must not start a task")
 
 
 @pytest.mark.req("UNSRV-02")
 @pytest.mark.scenario("complete")
-def test_subscribe_to_ended_task_is_unsupported(client: A2AClient):
-    task = drivers.run(client, "complete")
-    client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
+def test_subscribe_to_ended_task_is_unsupported(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "complete")
+    a2a_client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
 
 
 @pytest.mark.req("UNSRV-02")
 @pytest.mark.scenario("slow")
-def test_subscribe_to_running_task_is_unsupported(client: A2AClient, cancel_at_end):
+def test_subscribe_to_running_task_is_unsupported(a2a_client: A2AClient, a2a_cancel_at_end):
     # A streaming agent refuses only ended tasks (A2A §9.4.6); a running one tells the two apart.
-    task = client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    cancel_at_end(client, task["id"])
-    client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
+    task = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
+    a2a_cancel_at_end(a2a_client, task["id"])
+    a2a_client.call("SubscribeToTask", {"id": task["id"]}).expect_error("UnsupportedOperationError")
 
 
 @pytest.mark.req("UNSRV-03")
-def test_get_extended_agent_card_is_unsupported(client: A2AClient):
-    client.call("GetExtendedAgentCard", {}).expect_error("UnsupportedOperationError")
+def test_get_extended_agent_card_is_unsupported(a2a_client: A2AClient):
+    a2a_client.call("GetExtendedAgentCard", {}).expect_error("UnsupportedOperationError")

@@ -40,13 +40,13 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
         if fault == CLEAN:
             return run_suites(where, lean=True)
         if fault == PUSH_OFF:
-            return run_suites(where, "--reference-push=off", "--req=PUSH-03,PUSH-04", lean=True)
+            return run_suites(where, "--a2a-reference-push=off", "--a2a-req=PUSH-03,PUSH-04", lean=True)
         # Under a fault every broken requirement must fail, SHOULD-level ones included.
         args = (
-            f"--reference-fault={fault}",
-            f"--req={','.join(FAULTS[fault].breaks)}",
-            "--strict-should=yes",
-            "--property-profile=quick",  # pass or fail is the verdict here; shrinking adds minutes
+            f"--a2a-reference-fault={fault}",
+            f"--a2a-req={','.join(FAULTS[fault].breaks)}",
+            "--a2a-strict-should=yes",
+            "--a2a-property-profile=quick",  # pass or fail is the verdict here; shrinking adds minutes
             *FAULTS[fault].run_with,
         )
         return run_suites(where, *args, lean=True)
@@ -110,13 +110,13 @@ def test_every_check_fails_under_some_fault(fault_runs):
 
 # Faults whose behaviour is a right reading where A2A leaves the point open: they fail only under the option
 # that asks the kit's preferred reading (their run_with), and pass without it.
-LENIENT = [name for name, fault in sorted(FAULTS.items()) if "--strict-spec=yes" in fault.run_with]
+LENIENT = [name for name, fault in sorted(FAULTS.items()) if "--a2a-strict-spec=yes" in fault.run_with]
 
 
 @pytest.mark.parametrize("fault", LENIENT)
 def test_a_reading_a2a_leaves_open_passes_without_the_strict_option(tmp_path, fault: str):
-    args = [arg for arg in FAULTS[fault].run_with if arg != "--strict-spec=yes"]
-    verdicts = run_suites(tmp_path, f"--reference-fault={fault}", f"--req={','.join(FAULTS[fault].breaks)}",
-                          "--strict-should=yes", "--property-profile=quick", *args, lean=True)  # fmt: skip
+    args = [arg for arg in FAULTS[fault].run_with if arg != "--a2a-strict-spec=yes"]
+    verdicts = run_suites(tmp_path, f"--a2a-reference-fault={fault}", f"--a2a-req={','.join(FAULTS[fault].breaks)}",
+                          "--a2a-strict-should=yes", "--a2a-property-profile=quick", *args, lean=True)  # fmt: skip
     assert verdicts.returncode == 0 and verdicts.outcomes, verdicts.summary()
     assert set(verdicts.outcomes.values()) <= {"passed", "skipped"}, verdicts.summary()

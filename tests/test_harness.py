@@ -10,10 +10,10 @@ import threading
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient, ShapeError
-from nylorun_a2a_kit.fixtures.options import settings as options
-from nylorun_a2a_kit.fixtures.push.receiver import free_port
-from nylorun_a2a_kit.fixtures.target.target import claimed_tier, declared_scenarios
+from nylorun_a2a_kit.fixtures import options, target
+from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
+from nylorun_a2a_kit.fixtures.push import free_port
+from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
 from tests.silent_target import relay_that_goes_silent
 from tests.suite_runs import REPO, run_suites
@@ -32,15 +32,15 @@ VALID_CARD = {
 
 
 def test_default_card_url_follows_the_client_page():
-    assert options.default_card_url("https://rt.example/v1/a2a/agents/support") == (
+    assert target.default_card_url("https://rt.example/v1/a2a/agents/support") == (
         "https://rt.example/v1/a2a/agents/support/card"
     )
-    assert options.default_card_url("https://app.example/a2a/") == "https://app.example/a2a/.well-known/agent-card.json"
-    assert options.runtime_parts("https://rt.example/base/v1/a2a/agents/billing") == (
+    assert target.default_card_url("https://app.example/a2a/") == "https://app.example/a2a/.well-known/agent-card.json"
+    assert target.runtime_parts("https://rt.example/base/v1/a2a/agents/billing") == (
         "https://rt.example/base",
         "billing",
     )
-    assert options.runtime_parts("https://app.example/a2a") is None
+    assert target.runtime_parts("https://app.example/a2a") is None
 
 
 def test_claim_and_scenarios_are_read_from_the_card():
@@ -115,7 +115,7 @@ def test_every_option_has_an_environment_variable_of_one_scheme():
 @pytest.mark.slow
 def test_a_wrong_key_ends_the_run_before_any_check(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base:
-        verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--key=wrong", timeout_s=60)
+        verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--a2a-key=wrong", timeout_s=60)
     error = _one_error_line(verdicts)
     assert "HTTP 401" in error and "--key" in error, error
     assert not verdicts.outcomes, "no check ran"
@@ -125,7 +125,7 @@ def test_a_wrong_key_ends_the_run_before_any_check(tmp_path):
 def test_a_target_url_serving_html_ends_the_run_before_any_check(tmp_path, card_server):
     base, served = card_server
     served["card"] = VALID_CARD
-    verdicts = run_suites(tmp_path, f"--target-url={base}/app", "--card-url=" + base + "/card.json", timeout_s=60)
+    verdicts = run_suites(tmp_path, f"--target-url={base}/app", "--a2a-card-url=" + base + "/card.json", timeout_s=60)
     error = _one_error_line(verdicts)
     assert "HTML page" in error and "--target-url" in error, error
 
@@ -137,9 +137,9 @@ def test_a_target_that_goes_silent_stops_the_run_without_a_verdict(tmp_path):
         relay_that_goes_silent(base, answered_posts=3) as relay,
     ):
         verdicts = run_suites(
-            tmp_path, f"--target-url={relay}/v1/a2a/agents/support", "--key=kit-key", "--timeout-s=2",
-            "--req=TASK-05,TASK-06,TASK-07,TASK-08,TASK-09,ERR-05,CANCEL-01", "-p", "no:randomly",
-            f"--summary-dir={tmp_path / 'out'}", timeout_s=120,
+            tmp_path, f"--target-url={relay}/v1/a2a/agents/support", "--a2a-key=kit-key", "--a2a-timeout-s=2",
+            "--a2a-req=TASK-05,TASK-06,TASK-07,TASK-08,TASK-09,ERR-05,CANCEL-01", "-p", "no:randomly",
+            f"--a2a-summary-dir={tmp_path / 'out'}", timeout_s=120,
         )  # fmt: skip
     assert verdicts.returncode == USAGE_ERROR, verdicts.output[-3000:]
     [line] = [line for line in verdicts.output.splitlines() if "stopped answering" in line]
@@ -190,7 +190,7 @@ def test_invalid_card_ends_the_run_in_one_line(tmp_path, card_server):
 @pytest.mark.slow
 def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
     # CI=true, as in a release pipeline: pytest then prints the short summary lines whole.
-    verdicts = run_suites(tmp_path, "--reference-fault=wrong-error-code", "--req=TASK-05,TASK-06", "-rf",
+    verdicts = run_suites(tmp_path, "--a2a-reference-fault=wrong-error-code", "--a2a-req=TASK-05,TASK-06", "-rf",
                           env={"CI": "true"})  # fmt: skip
     assert verdicts.returncode == 1
     output = verdicts.output
@@ -210,19 +210,19 @@ def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
 def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
     verdicts = run_suites(
         tmp_path,
-        "--reference-fault=wrong-response-id",
-        "--property-profile=thorough",
+        "--a2a-reference-fault=wrong-response-id",
+        "--a2a-property-profile=thorough",
         "--hypothesis-seed=1234",
         "-k",
         "test_valid_params_get_one_valid_answer and GetTask]",
     )
     assert verdicts.returncode == 1, verdicts.output
     assert "params=" in verdicts.output, "the falsifying example is shown: " + verdicts.output[-3000:]
-    assert "--property-profile thorough --hypothesis-seed=1234" in verdicts.output, verdicts.output[-3000:]
+    assert "--a2a-property-profile thorough --hypothesis-seed=1234" in verdicts.output, verdicts.output[-3000:]
 
 
 # Checks that only the embedded agent's configuration makes possible (its allowlist holds the kit's ports).
-EMBEDDED_ONLY = ("give --push-closed-listen", "give --push-refused-listen", "whether a remote Runtime allows")
+EMBEDDED_ONLY = ("give --a2a-push-closed-listen", "give --a2a-push-refused-listen", "whether a remote Runtime allows")
 
 
 @pytest.mark.slow
@@ -237,18 +237,18 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
         remote = run_suites(
             tmp_path,
             f"--target-url={base}/v1/a2a/agents/support",
-            "--key=kit-key",
-            "--other-subject=a2a:conformance-other",
-            f"--other-agent-url={base}/v1/a2a/agents/billing",
-            "--rate-limit-key=kit-rate-limited",
+            "--a2a-key=kit-key",
+            "--a2a-other-subject=a2a:conformance-other",
+            f"--a2a-other-agent-url={base}/v1/a2a/agents/billing",
+            "--a2a-rate-limit-key=kit-rate-limited",
             "--a2a-wait-ms=3000",
-            f"--push-secret={secret}",
-            f"--push-listen=127.0.0.1:{port}",
-            "--push-time-scale=0.0001",
-            "--push-wait-s=15",
-            "--push-slow-s=1.5",
-            f"--push-closed-listen=127.0.0.1:{closed}",
-            f"--push-refused-listen=127.0.0.1:{refused}",
+            f"--a2a-push-secret={secret}",
+            f"--a2a-push-listen=127.0.0.1:{port}",
+            "--a2a-push-time-scale=0.0001",
+            "--a2a-push-wait-s=15",
+            "--a2a-push-slow-s=1.5",
+            f"--a2a-push-closed-listen=127.0.0.1:{closed}",
+            f"--a2a-push-refused-listen=127.0.0.1:{refused}",
         )
     assert remote.outcomes, remote.output[-3000:]
     remote_host_checks = [t for t in remote.outcomes if "test_push_hosts" in t and "spelling" not in t]
@@ -267,8 +267,8 @@ def test_runtime_url_and_key_come_from_the_environment(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "env-key", "--wait-ms", "1500") as base:
         verdicts = run_suites(
             tmp_path,
-            "--req=VER-01,TASK-05,AUTH-01",
-            env={"NYLORUN_RUNTIME_URL": base, "NYLORUN_SERVER_KEY": "env-key", "NYLORUN_AGENT_ID": "billing"},
+            "--a2a-req=VER-01,TASK-05,AUTH-01",
+            env={"NYLORUN_RUNTIME_URL": base, "NYLORUN_SERVER_KEY": "env-key", "NYLORUN_A2A_AGENT_ID": "billing"},
         )
     assert verdicts.returncode == 0, verdicts.output[-3000:]
     assert set(verdicts.outcomes.values()) == {"passed"}, verdicts.summary()
@@ -276,7 +276,7 @@ def test_runtime_url_and_key_come_from_the_environment(tmp_path):
 
 @pytest.mark.slow
 def test_core_claim_skips_profile_checks_with_a_reason(tmp_path):
-    verdicts = run_suites(tmp_path, "--claim=core")
+    verdicts = run_suites(tmp_path, "--a2a-claim=core")
     assert verdicts.returncode == 0, verdicts.output[-3000:]
     skipped = verdicts.with_outcome("skipped")
     assert skipped and verdicts.with_outcome("passed"), verdicts.summary()
@@ -292,7 +292,7 @@ def test_core_claim_skips_profile_checks_with_a_reason(tmp_path):
 def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key", "--hide-scenarios") as base:
         verdicts = run_suites(
-            tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--key=kit-key", "--other-subject=a2a:other"
+            tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--a2a-key=kit-key", "--a2a-other-subject=a2a:other"
         )
     assert verdicts.returncode == 0, verdicts.output[-3000:]
     skipped = verdicts.with_outcome("skipped")
@@ -303,7 +303,7 @@ def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(t
 
 @pytest.mark.slow
 def test_summary_reports_the_tier_claimed_and_reached(tmp_path):
-    verdicts = run_suites(tmp_path, "--reference-fault=text-approves", "--req=INTER-09,TASK-05", "-n", "2")
+    verdicts = run_suites(tmp_path, "--a2a-reference-fault=text-approves", "--a2a-req=INTER-09,TASK-05", "-n", "2")
     assert verdicts.returncode == 1, verdicts.output[-3000:]
     assert "tier claimed: Profile v2; tier reached: none" in verdicts.output, verdicts.output[-2000:]
     assert "Profile v1: " in verdicts.output and "1 failed (INTER-09)" in verdicts.output

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 COPY_IGNORED = (".git", ".venv", "node_modules", "build", "dist", "*.egg-info", "out", "__pycache__", ".tox")
 # One fault and a few areas whose checks need nothing but a key: the verdicts compared below.
 FAULT = "wrong-error-code"
-CHECKED = "--req=TASK-05,CARD-01,CARD-02,ERR-05,VER-01,LIST-01"
+CHECKED = "--a2a-req=TASK-05,CARD-01,CARD-02,ERR-05,VER-01,LIST-01"
 OWN_TEST = """
 import fixtures
 import schemas
@@ -113,7 +113,7 @@ def test_the_projects_own_test_run_is_unchanged(installed):
 
 def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
     project, bin_dir = installed["project"], installed["bin"]
-    embedded = run_suites(tmp_path, f"--reference-fault={FAULT}", CHECKED, "-p", "no:randomly")
+    embedded = run_suites(tmp_path, f"--a2a-reference-fault={FAULT}", CHECKED, "-p", "no:randomly")
     assert embedded.outcomes, embedded.output[-3000:]
     agent = [str(bin_dir / "nylorun-reference-agent"), "--port", "0", "--db", str(tmp_path / "agent.sqlite3"),
              "--key", "kit-key", "--fault", FAULT]  # fmt: skip
@@ -121,18 +121,18 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
         url = f"{base}/v1/a2a/agents/support"
         junit = tmp_path / "installed.xml"
         remote = _run(
-            [str(bin_dir / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", f"--target-url={url}", "--key=kit-key",
-             CHECKED, "-p", "no:cacheprovider", f"--junitxml={junit}", "--summary-dir=out"],
+            [str(bin_dir / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", f"--target-url={url}", "--a2a-key=kit-key",
+             CHECKED, "-p", "no:cacheprovider", f"--junitxml={junit}", "--a2a-summary-dir=out"],
             cwd=project,
         )  # fmt: skip
         assert remote.returncode == 1, remote.stdout[-3000:] + remote.stderr[-3000:]
         assert read_outcomes(junit) == embedded.outcomes
         gate = _run(
             [str(bin_dir / "nylorun-a2a-release"), "--release", "rc1", "--no-html", "--out", "gate", "--",
-             f"--target-url={url}", "--key=kit-key", CHECKED, "--enforce-claim=no"],
+             f"--target-url={url}", "--a2a-key=kit-key", CHECKED, "--enforce-claim=no"],
             cwd=project,
         )  # fmt: skip
-        alone = _run([str(bin_dir / "pytest"), f"--target-url={url}", "--key=kit-key", CHECKED, "-q"], cwd=project)
+        alone = _run([str(bin_dir / "pytest"), f"--target-url={url}", "--a2a-key=kit-key", CHECKED, "-q"], cwd=project)
     assert alone.returncode == 1 and "test_own_packages" not in alone.stdout, alone.stdout[-3000:]
     assert "suites/test_tasks.py::test_unknown_task_is_not_found" in alone.stdout, "a target alone runs the suites"
     assert gate.returncode == 0, gate.stdout[-3000:] + gate.stderr[-3000:]
@@ -144,7 +144,7 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
 
 def test_the_shipped_example_list_is_found_anywhere(installed):
     done = _run(
-        [str(installed["bin"] / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", "--release=example",
+        [str(installed["bin"] / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", "--a2a-release=example",
          "--collect-only", "-q", "-p", "no:cacheprovider"],
         cwd=installed["root"],
     )  # fmt: skip

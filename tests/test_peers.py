@@ -38,7 +38,12 @@ PEERS = {
 PLAIN_PEERS = ("python-plain", "js-plain")
 # The peers' stock push senders make one attempt per event and never retry, so the retry clock's scale only
 # sets how long the kit watches for deliveries that must not come; property checks need no shrinking here.
-PEER_RUN = ("--key=peer-key", "--push-time-scale=0.0001", "--push-wait-s=10", "--property-profile=quick")
+PEER_RUN = (
+    "--a2a-key=peer-key",
+    "--a2a-push-time-scale=0.0001",
+    "--a2a-push-wait-s=10",
+    "--a2a-property-profile=quick",
+)
 
 
 @contextlib.contextmanager
@@ -68,7 +73,9 @@ def origin_card(url: str) -> str:
 def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     expected_path = EXPECTED / f"{name}.json"
     with peer(name) as url:
-        verdicts = run_suites(tmp_path, f"--target-url={url}", *PEER_RUN, f"--summary-dir={tmp_path}", timeout_s=900)
+        verdicts = run_suites(
+            tmp_path, f"--target-url={url}", *PEER_RUN, f"--a2a-summary-dir={tmp_path}", timeout_s=900
+        )
     assert verdicts.outcomes, verdicts.output[-3000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["target"]["tier_claimed"] == "core", "a peer without the profile's extensions claims Core"
@@ -149,7 +156,7 @@ def test_plain_peer_verdicts_do_not_depend_on_order(tmp_path, name):
         workdir.mkdir()
         with peer(name) as url:
             verdicts = run_suites(
-                workdir, f"--target-url={url}", *PEER_RUN, *ORDER_RUN, *extra, f"--summary-dir={workdir}",
+                workdir, f"--target-url={url}", *PEER_RUN, *ORDER_RUN, *extra, f"--a2a-summary-dir={workdir}",
                 timeout_s=900,
             )  # fmt: skip
         assert verdicts.outcomes, verdicts.output[-3000:]

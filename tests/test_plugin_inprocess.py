@@ -26,20 +26,20 @@ def _one_error_line(result: pytest.RunResult) -> str:
 @pytest.mark.parametrize(
     "args",
     [
-        ["--timeout-s=soon"],
-        ["--claim=gold"],
-        ["--req=NOPE-99"],
-        ["--reference-fault=no-such-fault"],
+        ["--a2a-timeout-s=soon"],
+        ["--a2a-claim=gold"],
+        ["--a2a-req=NOPE-99"],
+        ["--a2a-reference-fault=no-such-fault"],
         ["--target-url=ftp://agent.example/a2a"],
         ["--target-url=http://[::1/v1/a2a/agents/support"],
         ["--target-url=http://127.0.0.1:port/v1/a2a/agents/support"],
         ["--target-url=http://127.0.0.1:9/v1/a2a/agents/support"],
-        ["--property-profile=exhaustive"],
-        ["--delivery-in=header"],
-        ["--push-listen=abc"],
-        ["--summary-dir=/proc/nope"],
+        ["--a2a-property-profile=exhaustive"],
+        ["--a2a-delivery-in=header"],
+        ["--a2a-push-listen=abc"],
+        ["--a2a-summary-dir=/proc/nope"],
         ["--alluredir=/proc/nope"],
-        ["--other-subject=a2a:conformance"],
+        ["--a2a-other-subject=a2a:conformance"],
     ],
     ids=["timeout", "claim", "req", "fault", "scheme", "bad-ipv6", "bad-port", "unreachable", "property-profile",
          "delivery-in", "push-listen", "summary-dir", "alluredir", "same-subject"],
@@ -51,7 +51,7 @@ def test_bad_input_ends_the_run_in_one_line(pytester: pytest.Pytester, args):
 @pytest.mark.parametrize(
     ("variable", "value"),
     [("NYLORUN_A2A_CLAIM", "gold"), ("NYLORUN_A2A_TIMEOUT_S", "soon"), ("NYLORUN_A2A_PUSH_LISTEN", "abc"),
-     ("NYLORUN_A2A_STRICT_SHOULD", "perhaps"), ("NYLORUN_RATE_LIMIT_ATTEMPTS", "-1")],
+     ("NYLORUN_A2A_STRICT_SHOULD", "perhaps"), ("NYLORUN_A2A_RATE_LIMIT_ATTEMPTS", "-1")],
 )  # fmt: skip
 def test_a_bad_environment_value_names_the_variable_and_the_value(pytester, monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
@@ -59,11 +59,11 @@ def test_a_bad_environment_value_names_the_variable_and_the_value(pytester, monk
     assert variable in error and repr(value) in error, error
 
 
-def test_old_environment_names_are_still_read(pytester, monkeypatch):
-    monkeypatch.setenv("NYLORUN_SUBJECT", "a2a:old-name")
-    monkeypatch.setenv("NYLORUN_A2A_OTHER_SUBJECT", "a2a:old-name")
+def test_an_error_names_the_environment_variable_the_value_came_from(pytester, monkeypatch):
+    monkeypatch.setenv("NYLORUN_A2A_SUBJECT", "a2a:same")
+    monkeypatch.setenv("NYLORUN_A2A_OTHER_SUBJECT", "a2a:same")
     error = _one_error_line(pytester.runpytest_inprocess(*SUITES))
-    assert "--other-subject must differ from --subject" in error, "NYLORUN_SUBJECT was read as --subject"
+    assert "NYLORUN_A2A_OTHER_SUBJECT must differ from NYLORUN_A2A_SUBJECT" in error, error
 
 
 def test_a_project_that_did_not_ask_for_the_kit_runs_as_without_it(pytester):
@@ -103,5 +103,7 @@ link = "https://tracker.example/runtime/1"
 def test_an_invalid_list_stops_the_run_in_one_line(pytester: pytest.Pytester, text, says):
     (pytester.path / "known").mkdir()
     (pytester.path / "known" / "9.9.9.toml").write_text(text, encoding="utf-8")
-    error = _one_error_line(pytester.runpytest_inprocess(*SUITES, "--release=9.9.9", "--known-failures-dir=known"))
+    error = _one_error_line(
+        pytester.runpytest_inprocess(*SUITES, "--a2a-release=9.9.9", "--a2a-known-failures-dir=known")
+    )
     assert says in error, error

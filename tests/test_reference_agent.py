@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures.client.jsonrpc import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from tests.agent_process import CONSOLE_SCRIPT, agent_process
 

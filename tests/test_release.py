@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from nylorun_a2a_kit.fixtures.gate import fold as tck
 from nylorun_a2a_kit.fixtures.gate import known_failures
-from nylorun_a2a_kit.fixtures.tck import fold as tck
 from tests.agent_process import agent_process
 from tests.suite_runs import REPO, run_suites
 from tests.tck_install import installed_tck
@@ -35,7 +35,7 @@ reason = "GetTask on a missing task answers -32602"
 link = "https://tracker.example/runtime/1"
 """
 # One fault, and the checks of the requirement it breaks plus one it does not.
-FAULTY = ("--reference-fault=wrong-error-code", "--req=TASK-05,CARD-01")
+FAULTY = ("--a2a-reference-fault=wrong-error-code", "--a2a-req=TASK-05,CARD-01")
 
 
 def _cli(command: list[str], timeout_s: float = 300) -> subprocess.CompletedProcess:
@@ -49,7 +49,7 @@ def _list(tmp_path: Path, text: str, release: str = "9.9.9") -> tuple[str, ...]:
     folder = tmp_path / "known"
     folder.mkdir(exist_ok=True)
     (folder / f"{release}.toml").write_text(text, encoding="utf-8")
-    return f"--release={release}", f"--known-failures-dir={folder}"
+    return f"--a2a-release={release}", f"--a2a-known-failures-dir={folder}"
 
 
 def _summary(tmp_path: Path) -> dict:
@@ -58,7 +58,7 @@ def _summary(tmp_path: Path) -> dict:
 
 @pytest.mark.req("REL-01")
 def test_a_failure_not_on_the_list_blocks_the_release(tmp_path):
-    verdicts = run_suites(tmp_path, *FAULTY, *_list(tmp_path, ""), f"--summary-dir={tmp_path / 'out'}", lean=True)
+    verdicts = run_suites(tmp_path, *FAULTY, *_list(tmp_path, ""), f"--a2a-summary-dir={tmp_path / 'out'}", lean=True)
     assert verdicts.returncode == 1, verdicts.output[-2000:]
     assert "release gate: blocked" in verdicts.output
     assert _summary(tmp_path)["new_failures"] == ["suites/test_tasks.py::test_unknown_task_is_not_found"]
@@ -66,7 +66,9 @@ def test_a_failure_not_on_the_list_blocks_the_release(tmp_path):
 
 @pytest.mark.req("REL-02")
 def test_a_listed_failure_is_known_and_does_not_block(tmp_path):
-    verdicts = run_suites(tmp_path, *FAULTY, *_list(tmp_path, LISTED), f"--summary-dir={tmp_path / 'out'}", lean=True)
+    verdicts = run_suites(
+        tmp_path, *FAULTY, *_list(tmp_path, LISTED), f"--a2a-summary-dir={tmp_path / 'out'}", lean=True
+    )
     assert verdicts.returncode == 0, verdicts.output[-2000:]
     test = "suites.test_tasks::test_unknown_task_is_not_found"
     assert verdicts.outcomes[test] == "skipped" and "known failure" in verdicts.messages[test]
@@ -79,10 +81,10 @@ def test_a_listed_failure_is_known_and_does_not_block(tmp_path):
 @pytest.mark.req("REL-02")
 def test_a_listed_check_that_passes_is_reported_fixed_and_fails_only_when_strict(tmp_path):
     listed = _list(tmp_path, LISTED)
-    relaxed = run_suites(tmp_path, "--req=TASK-05", *listed, f"--summary-dir={tmp_path / 'out'}", lean=True)
+    relaxed = run_suites(tmp_path, "--a2a-req=TASK-05", *listed, f"--a2a-summary-dir={tmp_path / 'out'}", lean=True)
     assert relaxed.returncode == 0, relaxed.output[-2000:]
     assert _summary(tmp_path)["known_failures"][0]["state"] == "fixed: remove it from the list"
-    strict = run_suites(tmp_path, "--req=TASK-05", *listed, "--strict-known=yes", lean=True)
+    strict = run_suites(tmp_path, "--a2a-req=TASK-05", *listed, "--a2a-strict-known=yes", lean=True)
     assert strict.returncode == 1, strict.output[-2000:]
     assert "remove it from the list" in strict.output
 
@@ -90,8 +92,8 @@ def test_a_listed_check_that_passes_is_reported_fixed_and_fails_only_when_strict
 @pytest.mark.req("REL-03")
 def test_every_run_writes_a_summary_to_publish(tmp_path):
     out = tmp_path / "out"
-    verdicts = run_suites(tmp_path, *FAULTY, "--req=TASK-05,CARD-01,PUSH-03", *_list(tmp_path, LISTED),
-                          f"--summary-dir={out}", lean=True)  # fmt: skip
+    verdicts = run_suites(tmp_path, *FAULTY, "--a2a-req=TASK-05,CARD-01,PUSH-03", *_list(tmp_path, LISTED),
+                          f"--a2a-summary-dir={out}", lean=True)  # fmt: skip
     assert verdicts.returncode == 0, verdicts.output[-2000:]
     summary = _summary(tmp_path)
     assert summary["kit"]["version"] and summary["release"] == "9.9.9"
@@ -110,7 +112,7 @@ def test_every_run_writes_a_summary_to_publish(tmp_path):
 
 def test_allure_results_carry_requirement_labels_exchanges_and_environment(tmp_path):
     results = tmp_path / "allure"
-    verdicts = run_suites(tmp_path, *FAULTY, f"--alluredir={results}", f"--summary-dir={tmp_path / 'out'}")
+    verdicts = run_suites(tmp_path, *FAULTY, f"--alluredir={results}", f"--a2a-summary-dir={tmp_path / 'out'}")
     assert verdicts.returncode == 1, verdicts.output[-2000:]
     found = [json.loads(p.read_text()) for p in results.glob("*-result.json")]
     failed = next(r for r in found if r["name"] == "test_unknown_task_is_not_found")
@@ -122,16 +124,20 @@ def test_allure_results_carry_requirement_labels_exchanges_and_environment(tmp_p
     environment = (results / "environment.properties").read_text()
     assert "card.version=0.1.0" in environment and "kit.version=" in environment and "kit.commit=" in environment
     assert "tier.reached=" in environment and "verdict=fail (1 new failures)" in environment
-    assert "--reference-fault=wrong-error-code" in environment and "--req=TASK-05,CARD-01" in environment
+    assert "--a2a-reference-fault=wrong-error-code" in environment and "--a2a-req=TASK-05,CARD-01" in environment
     described = [r for r in found if r.get("description")]
     assert len(described) == len(found) and "TASK-05" in failed["description"], "every result states its rule"
     assert json.loads((results / "categories.json").read_text())
 
 
 def test_parallel_run_gives_the_serial_verdicts(tmp_path):
-    args = ("--reference-fault=wrong-error-code", "--req=TASK-05,TASK-06,CARD-01,LIST-04", *_list(tmp_path, LISTED))
-    serial = run_suites(tmp_path, *args, f"--summary-dir={tmp_path / 's'}")
-    parallel = run_suites(tmp_path, *args, "-n", "2", f"--summary-dir={tmp_path / 'p'}")
+    args = (
+        "--a2a-reference-fault=wrong-error-code",
+        "--a2a-req=TASK-05,TASK-06,CARD-01,LIST-04",
+        *_list(tmp_path, LISTED),
+    )
+    serial = run_suites(tmp_path, *args, f"--a2a-summary-dir={tmp_path / 's'}")
+    parallel = run_suites(tmp_path, *args, "-n", "2", f"--a2a-summary-dir={tmp_path / 'p'}")
     assert serial.outcomes and serial.outcomes == parallel.outcomes, (serial.summary(), parallel.summary())
     assert serial.returncode == parallel.returncode == 1
     one, two = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("s", "p"))
@@ -185,7 +191,7 @@ def _tck_list(tmp_path: Path, junit: Path, also: tuple[str, ...] = ()) -> known_
 def kit_summary(tmp_path) -> Path:
     """A kit run's summary folder, as the gate leaves it before folding the TCK in."""
     out = tmp_path / "out"
-    verdicts = run_suites(tmp_path, "--req=CARD-01", f"--summary-dir={out}", lean=True)
+    verdicts = run_suites(tmp_path, "--a2a-req=CARD-01", f"--a2a-summary-dir={out}", lean=True)
     assert verdicts.returncode == 0 and (out / "summary.json").is_file(), verdicts.output[-2000:]
     return out
 
@@ -274,7 +280,7 @@ def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
     done = _cli([*RELEASE_CLI, "--release", "9.9.9", "--known-failures-dir", str(folder), "--tck-junit", str(junit),
-                 "--out", str(tmp_path / "out"), "--no-html", "--", "--req=CARD-01", "--enforce-claim=no"])  # fmt: skip
+                 "--out", str(tmp_path / "out"), "--no-html", "--", "--a2a-req=CARD-01", "--enforce-claim=no"])  # fmt: skip
     assert done.returncode == USAGE_ERROR, done.stdout[-1000:] + done.stderr[-1000:]
     assert done.stderr.strip().splitlines()[-1].startswith("ERROR:") and "names no test case" in done.stderr
 
@@ -287,15 +293,15 @@ def test_a_typo_in_a_gate_option_is_one_line_exit_4(tmp_path):
 @pytest.mark.req("REL-05")
 def test_a_claim_with_unverified_requirements_blocks_unless_the_list_accepts_them(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key", "--hide-scenarios") as base:
-        target = (f"--target-url={base}/v1/a2a/agents/support", "--key=kit-key", "-n", "2")
-        unclaimed = run_suites(tmp_path, *target, f"--summary-dir={tmp_path / 'auto'}", "--claim=auto")
-        claimed = run_suites(tmp_path, *target, f"--summary-dir={tmp_path / 'out'}", "--claim=core")
+        target = (f"--target-url={base}/v1/a2a/agents/support", "--a2a-key=kit-key", "-n", "2")
+        unclaimed = run_suites(tmp_path, *target, f"--a2a-summary-dir={tmp_path / 'auto'}", "--a2a-claim=auto")
+        claimed = run_suites(tmp_path, *target, f"--a2a-summary-dir={tmp_path / 'out'}", "--a2a-claim=core")
         unverified = _summary(tmp_path)["unverified"]
         accepted = "".join(
             f'[[unverified]]\nrequirement = "{u["requirement"]}"\nreason = "needs the scenario contract"\n'
             for u in unverified
         )
-        listed = run_suites(tmp_path, *target, f"--summary-dir={tmp_path / 'out'}", "--claim=core",
+        listed = run_suites(tmp_path, *target, f"--a2a-summary-dir={tmp_path / 'out'}", "--a2a-claim=core",
                             *_list(tmp_path, accepted))  # fmt: skip
     assert unclaimed.returncode == 0, "a claim read from the card is not enforced by plain runs"
     assert claimed.returncode == 1, claimed.output[-3000:]
@@ -316,8 +322,8 @@ def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
     # The kit checks only the card here, so that the verdict is the TCK's: it asks GetTask for an unknown task
     # and expects -32001, which the fault answers -32602.
     gate = [*RELEASE_CLI, "--release=0.1.0", "--tck-dir", str(tck_dir), "--tck-python", str(python),
-            "--out", str(tmp_path / "out"), "--no-html", "--", "--req=CARD-01", "--enforce-claim=no",
-            "--reference-fault=wrong-error-code"]  # fmt: skip
+            "--out", str(tmp_path / "out"), "--no-html", "--", "--a2a-req=CARD-01", "--enforce-claim=no",
+            "--a2a-reference-fault=wrong-error-code"]  # fmt: skip
     done = _cli(gate, timeout_s=900)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert "example agent: the reference agent at http://127.0.0.1:" in done.stdout
@@ -380,6 +386,6 @@ def test_push_deliveries_are_quoted_in_a_failure_report(tmp_path):
     from nylorun_a2a_kit.reference_agent.faults import FAULTS
 
     breaks = ",".join(FAULTS["bad-signature"].breaks)
-    verdicts = run_suites(tmp_path, "--reference-fault=bad-signature", f"--req={breaks}", "-rf", lean=True)
+    verdicts = run_suites(tmp_path, "--a2a-reference-fault=bad-signature", f"--a2a-req={breaks}", "-rf", lean=True)
     assert verdicts.returncode == 1, verdicts.output[-2000:]
     assert "Push deliveries" in verdicts.output and "webhook-signature:" in verdicts.output

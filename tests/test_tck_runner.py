@@ -24,9 +24,9 @@ import httpx
 import pytest
 from aiohttp import web
 
+from nylorun_a2a_kit.fixtures.gate import fold as tck
 from nylorun_a2a_kit.fixtures.gate.known_failures import load as load_known_failures
-from nylorun_a2a_kit.fixtures.push.receiver import free_port
-from nylorun_a2a_kit.fixtures.tck import fold as tck
+from nylorun_a2a_kit.fixtures.push import free_port
 from nylorun_a2a_kit.fixtures.tck import runner as tck_runner
 from nylorun_a2a_kit.fixtures.tck import webhook_plugin as tck_webhook_plugin
 from nylorun_a2a_kit.fixtures.tck.relay import CARD_PATH, Relay

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from benchmarks import common, servers
-from nylorun_a2a_kit.fixtures.push.receiver import Delivery, Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver
 
 SUBJECT = "a2a:crash"
 

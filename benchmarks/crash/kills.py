@@ -13,7 +13,7 @@ import httpx
 from benchmarks import common
 from benchmarks.crash import client
 from benchmarks.servers import AgentProcess
-from nylorun_a2a_kit.fixtures.push.receiver import Delivery, Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver
 
 
 @dataclass

@@ -16,7 +16,7 @@ import httpx
 from benchmarks import common
 from benchmarks.crash import client
 from benchmarks.servers import AgentProcess
-from nylorun_a2a_kit.fixtures.push.receiver import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver
 
 TERMINAL = common.TERMINAL
 CRASH_POINTS = ("status-saved-before-push", "queued-taken-before-config", "send-accepted-before-config")

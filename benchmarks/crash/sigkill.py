@@ -17,7 +17,7 @@ from typing import Any
 from benchmarks import common
 from benchmarks.crash import client
 from benchmarks.servers import AgentProcess
-from nylorun_a2a_kit.fixtures.push.receiver import Delivery, Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver
 
 TERMINAL = common.TERMINAL
 # What an interrupted turn may end as (the pages: it resumes and completes, or it ends failed or canceled).

@@ -11,8 +11,8 @@ from typing import Any
 
 from benchmarks import common
 from benchmarks.scale.listing import AGENT, CONTEXTS, SUBJECT
+from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.push import verify as push_verify
-from nylorun_a2a_kit.fixtures.push.receiver import PushReceiver
 from nylorun_a2a_kit.reference_agent import status
 from nylorun_a2a_kit.reference_agent.store import TaskRecord, format_timestamp
 

@@ -1,0 +1,17 @@
+"""What every check of the suites shares: their markers, and the gate each passes before it runs."""
+
+import pytest
+
+from nylorun_a2a_kit.fixtures.plugin import admit
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "req(*ids): the requirement ids (suites/requirements.toml) a check proves")
+    config.addinivalue_line("markers", "scenario(*names): the scenario-contract scenarios a check drives")
+    config.addinivalue_line("markers", "allure_description(text): a check's Allure description")
+
+
+@pytest.fixture(autouse=True)
+def _a2a_admit(request: pytest.FixtureRequest) -> None:
+    """Not applicable when the target does not claim the check's tier; not checked without its scenario."""
+    admit(request)
