@@ -6,8 +6,8 @@ Each run is ``.venv/bin/pytest -q -p no:cacheprovider --durations=10 --junitxml=
 which shrinks each property failure to its smallest example) in a subprocess from the repository root. The
 reference run has no ``--target-url``, so the kit starts the embedded reference agent (which passes every
 check). A peer run adds only where the target is and the push clock the embedded agent gets by itself:
-``--target-url=<the peer's /a2a endpoint> --a2a-key=peer-key --a2a-push-time-scale=0.0001 --a2a-push-wait-s=5``. The peers
-are the plain SDK agents (``peers/python/agent.py --plain``, ``peers/js/agent.mjs --plain``), each started
+``--target-url=<the peer's /a2a endpoint> --a2a-key=peer-key --a2a-push-time-scale=0.0001
+--a2a-push-wait-s=5``. The peers are the plain SDK agents (``peers/python/agent.py --plain``, ``peers/js/agent.mjs --plain``), each started
 fresh on a free loopback port for its run. The runs go one after another, never at once.
 
 Reported per run: wall time, the checks (passed / skipped / xfailed / failed), the time the failed checks
@@ -53,9 +53,13 @@ def run_suites(label: str, workdir: Path, args: list[str], peer_pids: list[int])
     with open(log, "wb") as out:
         started = time.perf_counter()
         process = subprocess.Popen(
-            command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            command,
+            cwd=REPO,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
+        )
         watch = common.CpuWatch([process.pid, *peer_pids])
         try:
             returncode = process.wait(timeout=RUN_TIMEOUT_S)

@@ -160,9 +160,12 @@ def peer(workdir: Path, name: str = "sdk-peer"):
     at ``/a2a``); its endpoint is the URL it prints."""
     prefix = "listening "
     return server_process(
-        name, PEERS[name], lambda line: line[len(prefix) :].strip() if line.startswith(prefix + "http") else None,
-        lambda base: base, workdir,
-    )  # fmt: skip
+        name,
+        PEERS[name],
+        lambda line: line[len(prefix) :].strip() if line.startswith(prefix + "http") else None,
+        lambda base: base,
+        workdir,
+    )
 
 
 def sdk_peer(workdir: Path):

@@ -82,9 +82,14 @@ def run_suite(label: str, workers: int | None, workdir: Path, files: tuple[str, 
     started = time.perf_counter()
     with open(log, "wb") as out:
         process = subprocess.run(
-            command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=1800,
+            command,
+            cwd=REPO,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            timeout=1800,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
+        )
     wall = time.perf_counter() - started
     text = log.read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.strip()]
@@ -169,8 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         collect = subprocess.run(
             [str(PYTEST), "-q", "-p", "no:cacheprovider", "--collect-only", f"--a2a-summary-dir={tmp}/collect", *files],
-            cwd=REPO, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         collect_s = time.perf_counter() - started
         collected = [line for line in collect.stdout.splitlines() if line.strip()][-1:]
         print(f"\ncollection alone: {collect_s:.1f} s ({collected[0] if collected else '?'})")

@@ -20,8 +20,19 @@ from nylorun_a2a_kit.reference_agent.turn import Turn
 
 CONTRACT_TAG = "scenario-contract/v1"
 SCENARIOS = (
-    "complete", "echo", "ask", "slow", "fail", "approve", "connect", "uncertain", "plan", "file", "inspect", "tool",
-)  # fmt: skip
+    "complete",
+    "echo",
+    "ask",
+    "slow",
+    "fail",
+    "approve",
+    "connect",
+    "uncertain",
+    "plan",
+    "file",
+    "inspect",
+    "tool",
+)
 DEFAULT_SLOW_MS = 2_000
 DEFAULT_PLAN_STEPS = 3
 PLAN_LIMIT = 20  # progress/v1 shows at most 20 steps

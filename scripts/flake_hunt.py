@@ -44,16 +44,32 @@ def main() -> int:
             junit = Path(scratch) / f"run-{run}.xml"
             started = time.monotonic()
             done = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-                 f"--a2a-summary-dir={scratch}/summary", *mode, *args.pytest_args],
-                cwd=ROOT, capture_output=True, text=True, check=False,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    f"--junitxml={junit}",
+                    f"--a2a-summary-dir={scratch}/summary",
+                    *mode,
+                    *args.pytest_args,
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             found = outcomes(junit) if junit.exists() else {}
             for test, outcome in found.items():
                 seen[test][outcome].append(run)
             label = "serial" if not mode else "-n 2"
-            print(f"run {run + 1}/{args.runs} ({label}): exit {done.returncode}, {len(found)} checks, "
-                  f"{time.monotonic() - started:.1f} s", flush=True)  # fmt: skip
+            print(
+                f"run {run + 1}/{args.runs} ({label}): exit {done.returncode}, {len(found)} checks, "
+                f"{time.monotonic() - started:.1f} s",
+                flush=True,
+            )
     flaky = {test: dict(by) for test, by in seen.items() if len(by) > 1 or sum(map(len, by.values())) != args.runs}
     for test, by in sorted(flaky.items()):
         detail = "; ".join(f"{outcome} in runs {[r + 1 for r in runs]}" for outcome, runs in sorted(by.items()))

@@ -9,8 +9,11 @@ from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 APPROVED_ACTION = "approved action ran"
 CONNECTED_ACTION = "connected action ran"
-PAUSE = {"approve": ("approval", "TASK_STATE_AUTH_REQUIRED"), "ask": ("question", "TASK_STATE_INPUT_REQUIRED"),
-         "connect": ("connection", "TASK_STATE_AUTH_REQUIRED")}  # fmt: skip
+PAUSE = {
+    "approve": ("approval", "TASK_STATE_AUTH_REQUIRED"),
+    "ask": ("question", "TASK_STATE_INPUT_REQUIRED"),
+    "connect": ("connection", "TASK_STATE_AUTH_REQUIRED"),
+}
 
 
 def _texts(task: dict) -> str:

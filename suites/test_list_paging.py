@@ -187,8 +187,12 @@ class PagingMachine(RuleBasedStateMachine):
         self._touch(task_id)
 
     @precondition(lambda self: self.walk is None)
-    @rule(where=st.sampled_from([0, 1]), status=st.sampled_from(STATUSES), page_size=st.integers(1, 4),
-          artifacts=st.booleans())  # fmt: skip
+    @rule(
+        where=st.sampled_from([0, 1]),
+        status=st.sampled_from(STATUSES),
+        page_size=st.integers(1, 4),
+        artifacts=st.booleans(),
+    )
     def start_walk(self, where: int, status: str | None, page_size: int, artifacts: bool) -> None:
         params = {"contextId": self.contexts[where], "status": status, "includeArtifacts": artifacts or None}
         params = {k: v for k, v in params.items() if v is not None}

@@ -10,8 +10,18 @@ from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 # Keys a part would have if it showed a tool call or its result (as the common model APIs spell them).
-TOOL_CALL_KEYS = {"toolCall", "tool_call", "toolCalls", "tool_calls", "functionCall", "function_call", "toolResult",
-                  "tool_result", "toolName", "tool_name"}  # fmt: skip
+TOOL_CALL_KEYS = {
+    "toolCall",
+    "tool_call",
+    "toolCalls",
+    "tool_calls",
+    "functionCall",
+    "function_call",
+    "toolResult",
+    "tool_result",
+    "toolName",
+    "tool_name",
+}
 
 
 # Each step takes this long, so the checks see the plan on status updates while the turn works.

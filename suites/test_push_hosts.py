@@ -35,8 +35,15 @@ def _spellings(receiver: PushReceiver, path: str) -> dict[str, str]:
     return found
 
 
-SPELLINGS = ["other-port", "localhost", "decimal-address", "hex-address", "userinfo", "other-loopback-address",
-             "ipv6-loopback"]  # fmt: skip
+SPELLINGS = [
+    "other-port",
+    "localhost",
+    "decimal-address",
+    "hex-address",
+    "userinfo",
+    "other-loopback-address",
+    "ipv6-loopback",
+]
 
 
 def _gets_nothing(a2a_pushing: Target, a2a_client: A2AClient, receiver: PushReceiver, url: str, path: str) -> None:

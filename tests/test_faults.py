@@ -116,7 +116,14 @@ LENIENT = [name for name, fault in sorted(FAULTS.items()) if "--a2a-strict-spec=
 @pytest.mark.parametrize("fault", LENIENT)
 def test_a_reading_a2a_leaves_open_passes_without_the_strict_option(tmp_path, fault: str):
     args = [arg for arg in FAULTS[fault].run_with if arg != "--a2a-strict-spec=yes"]
-    verdicts = run_suites(tmp_path, f"--a2a-reference-fault={fault}", f"--a2a-req={','.join(FAULTS[fault].breaks)}",
-                          "--a2a-strict-should=yes", "--a2a-property-profile=quick", *args, lean=True)  # fmt: skip
+    verdicts = run_suites(
+        tmp_path,
+        f"--a2a-reference-fault={fault}",
+        f"--a2a-req={','.join(FAULTS[fault].breaks)}",
+        "--a2a-strict-should=yes",
+        "--a2a-property-profile=quick",
+        *args,
+        lean=True,
+    )
     assert verdicts.returncode == 0 and verdicts.outcomes, verdicts.summary()
     assert set(verdicts.outcomes.values()) <= {"passed", "skipped"}, verdicts.summary()

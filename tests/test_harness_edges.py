@@ -106,8 +106,11 @@ MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts
     ("events", "closed", "verdict"),
     [
         ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")], True, (None, None)),
-        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED"), _task("TASK_STATE_COMPLETED")], True,
-         (None, None)),
+        (
+            [_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED"), _task("TASK_STATE_COMPLETED")],
+            True,
+            (None, None),
+        ),
         ([MESSAGE], True, (None, None)),
         ([_task("TASK_STATE_WORKING")], False, (None, "TASK_STATE_WORKING")),
         ([], True, ("the stream carried no event", None)),
@@ -115,13 +118,27 @@ MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts
         ([MESSAGE], False, ("a stream that begins with a Message", None)),
         ([_status("TASK_STATE_WORKING")], True, ("a stream must begin with the Task", None)),
         ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED", "t-2")], True, ("after the Task", None)),
-        ([_task("TASK_STATE_WORKING"), {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603}}], True,
-         ("a stream event is a JSON-RPC error", None)),
+        (
+            [_task("TASK_STATE_WORKING"), {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603}}],
+            True,
+            ("a stream event is a JSON-RPC error", None),
+        ),
         ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")], False, ("the task reached", None)),
     ],
-    ids=["task-then-updates", "final-snapshot", "one-message", "still-open", "no-event", "two-messages",
-         "message-left-open", "no-task-first", "another-task", "error-event", "terminal-left-open"],
-)  # fmt: skip
+    ids=[
+        "task-then-updates",
+        "final-snapshot",
+        "one-message",
+        "still-open",
+        "no-event",
+        "two-messages",
+        "message-left-open",
+        "no-task-first",
+        "another-task",
+        "error-event",
+        "terminal-left-open",
+    ],
+)
 def test_the_stream_rule_passes_what_a2a_allows_and_fails_each_break(events, closed, verdict):
     from nylorun_a2a_kit.suites.test_streaming import stream_verdict
 

@@ -80,10 +80,14 @@ def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.Comp
 
 def test_only_one_top_level_name_is_installed(installed):
     listing = _run(
-        [str(installed["python"]), "-c", "import importlib.metadata as m; "
-         "print('\\n'.join(str(f) for f in m.distribution('nylorun-a2a-kit').files))"],
+        [
+            str(installed["python"]),
+            "-c",
+            "import importlib.metadata as m; "
+            "print('\\n'.join(str(f) for f in m.distribution('nylorun-a2a-kit').files))",
+        ],
         cwd=installed["root"],
-    )  # fmt: skip
+    )
     assert listing.returncode == 0, listing.stderr
     top = {line.split("/", 1)[0] for line in listing.stdout.split()}
     top = {name for name in top if not name.endswith(".dist-info") and name != ".."}
@@ -115,23 +119,53 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
     project, bin_dir = installed["project"], installed["bin"]
     embedded = run_suites(tmp_path, f"--a2a-reference-fault={FAULT}", CHECKED, "-p", "no:randomly")
     assert embedded.outcomes, embedded.output[-3000:]
-    agent = [str(bin_dir / "nylorun-reference-agent"), "--port", "0", "--db", str(tmp_path / "agent.sqlite3"),
-             "--key", "kit-key", "--fault", FAULT]  # fmt: skip
+    agent = [
+        str(bin_dir / "nylorun-reference-agent"),
+        "--port",
+        "0",
+        "--db",
+        str(tmp_path / "agent.sqlite3"),
+        "--key",
+        "kit-key",
+        "--fault",
+        FAULT,
+    ]
     with listening_process(agent, "reference agent listening on ") as base:
         url = f"{base}/v1/a2a/agents/support"
         junit = tmp_path / "installed.xml"
         remote = _run(
-            [str(bin_dir / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", f"--target-url={url}", "--a2a-key=kit-key",
-             CHECKED, "-p", "no:cacheprovider", f"--junitxml={junit}", "--a2a-summary-dir=out"],
+            [
+                str(bin_dir / "pytest"),
+                "--pyargs",
+                "nylorun_a2a_kit.suites",
+                f"--target-url={url}",
+                "--a2a-key=kit-key",
+                CHECKED,
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={junit}",
+                "--a2a-summary-dir=out",
+            ],
             cwd=project,
-        )  # fmt: skip
+        )
         assert remote.returncode == 1, remote.stdout[-3000:] + remote.stderr[-3000:]
         assert read_outcomes(junit) == embedded.outcomes
         gate = _run(
-            [str(bin_dir / "nylorun-a2a-release"), "--release", "rc1", "--no-html", "--out", "gate", "--",
-             f"--target-url={url}", "--a2a-key=kit-key", CHECKED, "--enforce-claim=no"],
+            [
+                str(bin_dir / "nylorun-a2a-release"),
+                "--release",
+                "rc1",
+                "--no-html",
+                "--out",
+                "gate",
+                "--",
+                f"--target-url={url}",
+                "--a2a-key=kit-key",
+                CHECKED,
+                "--enforce-claim=no",
+            ],
             cwd=project,
-        )  # fmt: skip
+        )
         alone = _run([str(bin_dir / "pytest"), f"--target-url={url}", "--a2a-key=kit-key", CHECKED, "-q"], cwd=project)
     assert alone.returncode == 1 and "test_own_packages" not in alone.stdout, alone.stdout[-3000:]
     assert "suites/test_tasks.py::test_unknown_task_is_not_found" in alone.stdout, "a target alone runs the suites"
@@ -144,8 +178,16 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
 
 def test_the_shipped_example_list_is_found_anywhere(installed):
     done = _run(
-        [str(installed["bin"] / "pytest"), "--pyargs", "nylorun_a2a_kit.suites", "--a2a-release=example",
-         "--collect-only", "-q", "-p", "no:cacheprovider"],
+        [
+            str(installed["bin"] / "pytest"),
+            "--pyargs",
+            "nylorun_a2a_kit.suites",
+            "--a2a-release=example",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
         cwd=installed["root"],
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -94,9 +94,13 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
         for test_id, outcome in got.items():
             if outcome == "failed" and test_id not in reasons:
                 reasons[test_id] = "TO EXPLAIN: " + first_line(verdicts.messages[test_id])
-        document = {"peer": name, "tier_claimed": "core", "verdicts": got,
-                    "requirements": {t: verdicts.requirements[t] for t in got},
-                    "reasons": {k: v for k, v in sorted(reasons.items()) if got.get(k) == "failed"}}  # fmt: skip
+        document = {
+            "peer": name,
+            "tier_claimed": "core",
+            "verdicts": got,
+            "requirements": {t: verdicts.requirements[t] for t in got},
+            "reasons": {k: v for k, v in sorted(reasons.items()) if got.get(k) == "failed"},
+        }
         expected_path.parent.mkdir(parents=True, exist_ok=True)
         expected_path.write_text(json.dumps(document, indent=2) + "\n")
     expected = json.loads(expected_path.read_text())
@@ -156,9 +160,14 @@ def test_plain_peer_verdicts_do_not_depend_on_order(tmp_path, name):
         workdir.mkdir()
         with peer(name) as url:
             verdicts = run_suites(
-                workdir, f"--target-url={url}", *PEER_RUN, *ORDER_RUN, *extra, f"--a2a-summary-dir={workdir}",
+                workdir,
+                f"--target-url={url}",
+                *PEER_RUN,
+                *ORDER_RUN,
+                *extra,
+                f"--a2a-summary-dir={workdir}",
                 timeout_s=900,
-            )  # fmt: skip
+            )
         assert verdicts.outcomes, verdicts.output[-3000:]
         return verdicts
 

@@ -41,18 +41,37 @@ def _one_error_line(result: pytest.RunResult) -> str:
         ["--alluredir=/proc/nope"],
         ["--a2a-other-subject=a2a:conformance"],
     ],
-    ids=["timeout", "claim", "req", "fault", "scheme", "bad-ipv6", "bad-port", "unreachable", "property-profile",
-         "delivery-in", "push-listen", "summary-dir", "alluredir", "same-subject"],
-)  # fmt: skip
+    ids=[
+        "timeout",
+        "claim",
+        "req",
+        "fault",
+        "scheme",
+        "bad-ipv6",
+        "bad-port",
+        "unreachable",
+        "property-profile",
+        "delivery-in",
+        "push-listen",
+        "summary-dir",
+        "alluredir",
+        "same-subject",
+    ],
+)
 def test_bad_input_ends_the_run_in_one_line(pytester: pytest.Pytester, args):
     _one_error_line(pytester.runpytest_inprocess(*SUITES, *args))
 
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("NYLORUN_A2A_CLAIM", "gold"), ("NYLORUN_A2A_TIMEOUT_S", "soon"), ("NYLORUN_A2A_PUSH_LISTEN", "abc"),
-     ("NYLORUN_A2A_STRICT_SHOULD", "perhaps"), ("NYLORUN_A2A_RATE_LIMIT_ATTEMPTS", "-1")],
-)  # fmt: skip
+    [
+        ("NYLORUN_A2A_CLAIM", "gold"),
+        ("NYLORUN_A2A_TIMEOUT_S", "soon"),
+        ("NYLORUN_A2A_PUSH_LISTEN", "abc"),
+        ("NYLORUN_A2A_STRICT_SHOULD", "perhaps"),
+        ("NYLORUN_A2A_RATE_LIMIT_ATTEMPTS", "-1"),
+    ],
+)
 def test_a_bad_environment_value_names_the_variable_and_the_value(pytester, monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
     error = _one_error_line(pytester.runpytest_inprocess(*SUITES))
@@ -94,12 +113,14 @@ link = "https://tracker.example/runtime/1"
         (LISTED + LISTED, "a second time"),
         (LISTED + "expires = 2020-01-01\n", "expired on 2020-01-01"),
         ('[[known]]\nrequirement = "TASK-05"\nreason = "r"', "tracking link"),
-        ('[[known]]\ntest = "suites/test_tasks.py::test_nothing"\nreason = "r"\nlink = "https://t.example/1"',
-         "no kit"),
+        (
+            '[[known]]\ntest = "suites/test_tasks.py::test_nothing"\nreason = "r"\nlink = "https://t.example/1"',
+            "no kit",
+        ),
         ('[[unverified]]\nrequirement = "ISO-01"', "needs a reason"),
     ],
     ids=["syntax", "unknown-id", "duplicate", "expired", "no-link", "unknown-test", "unverified-no-reason"],
-)  # fmt: skip
+)
 def test_an_invalid_list_stops_the_run_in_one_line(pytester: pytest.Pytester, text, says):
     (pytester.path / "known").mkdir()
     (pytester.path / "known" / "9.9.9.toml").write_text(text, encoding="utf-8")

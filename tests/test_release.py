@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nylorun_a2a_kit.fixtures.gate import fold as tck
-from nylorun_a2a_kit.fixtures.gate import known_failures
+from nylorun_a2a_kit.fixtures.gate import known_failures, report
 from tests.agent_process import agent_process
 from tests.suite_runs import REPO, run_suites
 from tests.tck_install import installed_tck
@@ -41,15 +41,40 @@ FAULTY = ("--a2a-reference-fault=wrong-error-code", "--a2a-req=TASK-05,CARD-01")
 def _cli(command: list[str], timeout_s: float = 300) -> subprocess.CompletedProcess:
     """A kit command as a user runs it from the repository, with none of this machine's NYLORUN_* settings."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
-    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=timeout_s, cwd=REPO,
-                          env=environment)  # fmt: skip
+    return subprocess.run(
+        command, capture_output=True, text=True, check=False, timeout=timeout_s, cwd=REPO, env=environment
+    )
 
 
-def _list(tmp_path: Path, text: str, release: str = "9.9.9") -> tuple[str, ...]:
+PARTIAL = ("--a2a-enforce-claim=no",)  # a run of a few checks verifies no tier
+
+
+def _folder(tmp_path: Path, text: str, release: str) -> Path:
     folder = tmp_path / "known"
     folder.mkdir(exist_ok=True)
     (folder / f"{release}.toml").write_text(text, encoding="utf-8")
-    return f"--a2a-release={release}", f"--a2a-known-failures-dir={folder}"
+    return folder
+
+
+def _list(tmp_path: Path, text: str, release: str = "9.9.9", *, partial: bool = True) -> tuple[str, ...]:
+    """A pytest run's list options; a ``partial`` run (a few checks) does not enforce the claim."""
+    folder = _folder(tmp_path, text, release)
+    return (f"--a2a-release={release}", f"--a2a-known-failures-dir={folder}") + (PARTIAL if partial else ())
+
+
+def _gate_list(tmp_path: Path, text: str, release: str = "9.9.9") -> tuple[str, ...]:
+    """The gate's own list options (before --)."""
+    return "--release", release, "--known-failures-dir", str(_folder(tmp_path, text, release))
+
+
+def _fold(junits: list[Path], known, summary_dir: Path, allure: Path | None, *, strict: bool = False) -> dict:
+    """Fold as nylorun-a2a-tck does: into the kit run's published summary, written once."""
+    folded = tck.read(junits, known, strict=strict)
+    summary = tck.into_summary(summary_dir, folded, known)
+    report.write(summary, summary_dir)
+    if allure is not None:
+        tck.write_allure(folded, allure)
+    return summary
 
 
 def _summary(tmp_path: Path) -> dict:
@@ -58,7 +83,8 @@ def _summary(tmp_path: Path) -> dict:
 
 @pytest.mark.req("REL-01")
 def test_a_failure_not_on_the_list_blocks_the_release(tmp_path):
-    verdicts = run_suites(tmp_path, *FAULTY, *_list(tmp_path, ""), f"--a2a-summary-dir={tmp_path / 'out'}", lean=True)
+    listed = _list(tmp_path, "")
+    verdicts = run_suites(tmp_path, *FAULTY, *listed, f"--a2a-summary-dir={tmp_path / 'out'}", lean=True)
     assert verdicts.returncode == 1, verdicts.output[-2000:]
     assert "release gate: blocked" in verdicts.output
     assert _summary(tmp_path)["new_failures"] == ["suites/test_tasks.py::test_unknown_task_is_not_found"]
@@ -92,8 +118,14 @@ def test_a_listed_check_that_passes_is_reported_fixed_and_fails_only_when_strict
 @pytest.mark.req("REL-03")
 def test_every_run_writes_a_summary_to_publish(tmp_path):
     out = tmp_path / "out"
-    verdicts = run_suites(tmp_path, *FAULTY, "--a2a-req=TASK-05,CARD-01,PUSH-03", *_list(tmp_path, LISTED),
-                          f"--a2a-summary-dir={out}", lean=True)  # fmt: skip
+    verdicts = run_suites(
+        tmp_path,
+        *FAULTY,
+        "--a2a-req=TASK-05,CARD-01,PUSH-03",
+        *_list(tmp_path, LISTED),
+        f"--a2a-summary-dir={out}",
+        lean=True,
+    )
     assert verdicts.returncode == 0, verdicts.output[-2000:]
     summary = _summary(tmp_path)
     assert summary["kit"]["version"] and summary["release"] == "9.9.9"
@@ -101,9 +133,7 @@ def test_every_run_writes_a_summary_to_publish(tmp_path):
     assert "tier_reached" in summary["target"] and summary["tiers"]
     assert summary["counts"]["by_area"]["card"]["passed"] >= 1 and summary["counts"]["by_tier"]
     assert summary["known_failures"][0]["reason"] and summary["known_failures"][0]["link"]
-    assert summary["not_applicable"] and all(
-        e["reason"].startswith("not applicable:") for e in summary["not_applicable"]
-    )
+    assert summary["not_applicable"] and all(e["reason"] and e["tests"] for e in summary["not_applicable"])
     assert 0 < summary["requirements"]["coverage_percent"] <= 100
     text = (out / "summary.md").read_text(encoding="utf-8")
     for heading in ("## Checks per area", "## Checks per tier", "## Known failures", "## Not applicable"):
@@ -199,14 +229,17 @@ def kit_summary(tmp_path) -> Path:
 @pytest.mark.req("REL-04")
 def test_a_real_tck_run_folds_with_its_listed_failures_known(tmp_path, kit_summary):
     junit = _real_tck()
-    summary = tck.fold([junit], _tck_list(tmp_path, junit), kit_summary, tmp_path / "allure")
+    summary = _fold([junit], _tck_list(tmp_path, junit), kit_summary, tmp_path / "allure")
     folded = summary["tck"]
     assert folded["counts"] == {"passed": 59, "known": 16, "skipped": 190}, folded["counts"]
     assert folded["new_failures"] == [] and summary["verdict"] == "pass"
     tck_entries = [e for e in summary["known_failures"] if e["kind"] == "tck"]
     assert len(tck_entries) == 16 and {e["state"] for e in tck_entries} == {"failed as expected"}
-    rows = [line for line in (kit_summary / "summary.md").read_text(encoding="utf-8").splitlines()
-            if line.startswith("| tck `")]  # fmt: skip
+    rows = [
+        line
+        for line in (kit_summary / "summary.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| tck `")
+    ]
     assert len(rows) == 16 and all("| failed as expected |" in row for row in rows), rows
     assert len(list((tmp_path / "allure").glob("*-result.json"))) == 265
 
@@ -214,20 +247,20 @@ def test_a_real_tck_run_folds_with_its_listed_failures_known(tmp_path, kit_summa
 def test_listed_tck_passes_are_named_fixed_and_block_only_when_strict(tmp_path, kit_summary):
     junit = _real_tck()
     known = _tck_list(tmp_path, junit, also=PASSED_IN_REAL_RUN)
-    relaxed = tck.fold([junit], known, kit_summary, None)
+    relaxed = _fold([junit], known, kit_summary, None)
     assert relaxed["tck"]["fixed"] == sorted(PASSED_IN_REAL_RUN) and relaxed["verdict"] == "pass"
     text = (kit_summary / "summary.md").read_text(encoding="utf-8")
     assert all(f"Fixed (remove it from the list): `{t}`" in text for t in PASSED_IN_REAL_RUN)
     states = {e["id"]: e["state"] for e in relaxed["known_failures"]}
     assert all(states[t] == "fixed: remove it from the list" for t in PASSED_IN_REAL_RUN)
-    strict = tck.fold([junit], known, kit_summary, None, strict=True)
+    strict = _fold([junit], known, kit_summary, None, strict=True)
     assert strict["verdict"] == "fail" and strict["tck"]["new_failures"] == [], "a fixed entry is no new failure"
     assert any("--strict-known" in reason for reason in strict["verdict_reasons"])
     assert "New failure" not in (kit_summary / "summary.md").read_text(encoding="utf-8")
 
 
 def test_tck_skip_reasons_are_grouped_and_shown(tmp_path, kit_summary):
-    summary = tck.fold([_real_tck()], None, kit_summary, None)
+    summary = _fold([_real_tck()], None, kit_summary, None)
     reasons = {r["reason"]: r["count"] for r in summary["tck"]["skip_reasons"]}
     assert sum(reasons.values()) == 190 and reasons["Transport 'http_json' not configured"] == 48
     assert "| Transport 'http_json' not configured | 48 |" in (kit_summary / "summary.md").read_text()
@@ -235,14 +268,14 @@ def test_tck_skip_reasons_are_grouped_and_shown(tmp_path, kit_summary):
 
 def test_one_suite_folded_twice_is_counted_once(tmp_path, kit_summary):
     junit = _real_tck()
-    summary = tck.fold([junit, junit], None, kit_summary, None)
+    summary = _fold([junit, junit], None, kit_summary, None)
     assert sum(summary["tck"]["counts"].values()) == 265 and summary["tck"]["duplicates"] == 265
 
 
 def test_a_tck_xfail_counts_as_a_should_not_met(tmp_path, kit_summary):
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
-    summary = tck.fold([junit], None, kit_summary, None)
+    summary = _fold([junit], None, kit_summary, None)
     assert summary["tck"]["should"] == ["tck.optional::test_cache"]
     assert summary["tck"]["counts"] == {"passed": 1, "failed": 2, "skipped": 1, "should": 1}
 
@@ -257,11 +290,23 @@ def test_the_standalone_fold_refuses_without_a_kit_summary(tmp_path):
 
 
 def test_the_release_command_gates_kit_and_tck_together(tmp_path):
-    listed = _list(tmp_path, LISTED + TCK_LISTED)
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT.replace('<error message="boom"/>', ""), encoding="utf-8")
-    gate = [*RELEASE_CLI, *listed, "--tck-junit", str(junit), "--out", str(tmp_path / "out"), "--no-html", "--",
-            "-q", *FAULTY, "--enforce-claim=no", "-p", "no:randomly"]  # fmt: skip
+    gate = [
+        *RELEASE_CLI,
+        *_gate_list(tmp_path, LISTED + TCK_LISTED),
+        "--tck-junit",
+        str(junit),
+        "--out",
+        str(tmp_path / "out"),
+        "--no-html",
+        "--",
+        "-q",
+        *FAULTY,
+        "--a2a-enforce-claim=no",
+        "-p",
+        "no:randomly",
+    ]
     clean = _cli(gate)
     assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
     assert clean.stdout.count("release gate:") == 1 and "release gate: not blocked" in clean.stdout
@@ -279,8 +324,23 @@ def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
     (folder / "9.9.9.toml").write_text(TCK_LISTED.replace("test_get_unknown", "test_nothing"), encoding="utf-8")
     junit = tmp_path / "tck.xml"
     junit.write_text(JUNIT, encoding="utf-8")
-    done = _cli([*RELEASE_CLI, "--release", "9.9.9", "--known-failures-dir", str(folder), "--tck-junit", str(junit),
-                 "--out", str(tmp_path / "out"), "--no-html", "--", "--a2a-req=CARD-01", "--enforce-claim=no"])  # fmt: skip
+    done = _cli(
+        [
+            *RELEASE_CLI,
+            "--release",
+            "9.9.9",
+            "--known-failures-dir",
+            str(folder),
+            "--tck-junit",
+            str(junit),
+            "--out",
+            str(tmp_path / "out"),
+            "--no-html",
+            "--",
+            "--a2a-req=CARD-01",
+            "--a2a-enforce-claim=no",
+        ]
+    )
     assert done.returncode == USAGE_ERROR, done.stdout[-1000:] + done.stderr[-1000:]
     assert done.stderr.strip().splitlines()[-1].startswith("ERROR:") and "names no test case" in done.stderr
 
@@ -301,11 +361,16 @@ def test_a_claim_with_unverified_requirements_blocks_unless_the_list_accepts_the
             f'[[unverified]]\nrequirement = "{u["requirement"]}"\nreason = "needs the scenario contract"\n'
             for u in unverified
         )
-        listed = run_suites(tmp_path, *target, f"--a2a-summary-dir={tmp_path / 'out'}", "--a2a-claim=core",
-                            *_list(tmp_path, accepted))  # fmt: skip
+        listed = run_suites(
+            tmp_path,
+            *target,
+            f"--a2a-summary-dir={tmp_path / 'out'}",
+            "--a2a-claim=core",
+            *_list(tmp_path, accepted, partial=False),
+        )
     assert unclaimed.returncode == 0, "a claim read from the card is not enforced by plain runs"
     assert claimed.returncode == 1, claimed.output[-3000:]
-    assert unverified and all(u["accepted"] is None and "not checked:" in u["reason"] for u in unverified)
+    assert unverified and all(u["accepted"] is None and u["reason"] and u["needs"] for u in unverified)
     assert f"release gate: blocked ({len(unverified)} requirements of the claimed tier not verified)" in (
         claimed.output
     )
@@ -321,9 +386,21 @@ def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
     tck_dir, python = installed_tck()
     # The kit checks only the card here, so that the verdict is the TCK's: it asks GetTask for an unknown task
     # and expects -32001, which the fault answers -32602.
-    gate = [*RELEASE_CLI, "--release=0.1.0", "--tck-dir", str(tck_dir), "--tck-python", str(python),
-            "--out", str(tmp_path / "out"), "--no-html", "--", "--a2a-req=CARD-01", "--enforce-claim=no",
-            "--a2a-reference-fault=wrong-error-code"]  # fmt: skip
+    gate = [
+        *RELEASE_CLI,
+        "--release=0.1.0",
+        "--tck-dir",
+        str(tck_dir),
+        "--tck-python",
+        str(python),
+        "--out",
+        str(tmp_path / "out"),
+        "--no-html",
+        "--",
+        "--a2a-req=CARD-01",
+        "--a2a-enforce-claim=no",
+        "--a2a-reference-fault=wrong-error-code",
+    ]
     done = _cli(gate, timeout_s=900)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert "example agent: the reference agent at http://127.0.0.1:" in done.stdout
@@ -337,7 +414,7 @@ def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
 
 
 def _browser_tools() -> tuple[list[str] | None, str | None]:
-    from nylorun_a2a_kit.fixtures.gate.cli import allure_command
+    from nylorun_a2a_kit.fixtures.gate.allure import allure_command
 
     return allure_command(), shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -350,8 +427,10 @@ def test_the_html_report_opens_in_a_browser_with_the_right_counts(tmp_path):
             pytest.fail(f"{missing} is not installed; .ci/run installs it")
         pytest.skip(f"not checked: {missing} is not installed here")
     out = tmp_path / "out"
-    done = _cli([*RELEASE_CLI, *_list(tmp_path, LISTED), "--out", str(out), "--", "-q", *FAULTY,
-                 "--enforce-claim=no"], timeout_s=600)  # fmt: skip
+    done = _cli(
+        [*RELEASE_CLI, *_gate_list(tmp_path, LISTED), "--out", str(out), "--", "-q", *FAULTY, "--a2a-enforce-claim=no"],
+        timeout_s=600,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     report = out / "allure-report"
     assert (report / "index.html").is_file(), done.stdout[-2000:]
@@ -371,9 +450,19 @@ def _rendered_text(chromium: str, report: Path, profile: Path) -> str:
     url = (report / "index.html").resolve().as_uri()
     text = ""
     for budget_ms in (15_000, 45_000, 120_000):
-        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}", "--dump-dom"]  # fmt: skip
+        flags = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            f"--virtual-time-budget={budget_ms}",
+            "--dump-dom",
+        ]
         dom = subprocess.run([chromium, *flags, url], capture_output=True, text=True, check=False, timeout=300).stdout
         visible = re.sub(r"<script.*?</script>|<style.*?</style>", " ", dom, flags=re.S)
         text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", visible)))

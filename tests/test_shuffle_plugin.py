@@ -27,8 +27,15 @@ def test_a_seed_gives_one_order_other_than_the_collection_order(pytester):
 def test_the_header_names_the_seed_and_the_order_file_holds_the_order(pytester):
     pytester.makepyfile(test_many=TESTS)
     order = pytester.path / "order.txt"
-    result = pytester.runpytest("-p", "tests.shuffle_plugin", "-p", "no:nylorun_a2a_kit", "-v", "--shuffle-seed=5",
-                                f"--shuffle-order-file={order}")  # fmt: skip
+    result = pytester.runpytest(
+        "-p",
+        "tests.shuffle_plugin",
+        "-p",
+        "no:nylorun_a2a_kit",
+        "-v",
+        "--shuffle-seed=5",
+        f"--shuffle-order-file={order}",
+    )
     result.stdout.fnmatch_lines(["shuffle seed: 5"])
     ran_order = re.findall(r"::(test_\d\d) PASSED", result.stdout.str())
     assert [line.rsplit("::", 1)[1] for line in order.read_text().splitlines()] == ran_order

@@ -61,9 +61,13 @@ class FakeTarget:
         body = await request.read()
         self.seen.append((request.method, request.path, dict(request.headers), body))
         if request.method == "GET":
-            card = {"name": "fake", "supportedInterfaces": [
-                {"url": self.url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                {"url": "grpc://127.0.0.1:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}  # fmt: skip
+            card = {
+                "name": "fake",
+                "supportedInterfaces": [
+                    {"url": self.url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                    {"url": "grpc://127.0.0.1:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                ],
+            }
             return web.json_response(card, headers={"Cache-Control": "max-age=60", "ETag": '"v1"'})
         if b"stream" in body:
             response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
@@ -238,8 +242,17 @@ def test_run_tck_runs_the_tck_in_a_copy_through_the_relay(tmp_path, target):
     """,
     )
     try:
-        run = tck_runner.run_tck(checkout, python, target.url, None, PROFILE_HEADERS, 4321, tmp_path / "out" / "j.xml",
-                                 30, reports_dir=tmp_path / "reports")  # fmt: skip
+        run = tck_runner.run_tck(
+            checkout,
+            python,
+            target.url,
+            None,
+            PROFILE_HEADERS,
+            4321,
+            tmp_path / "out" / "j.xml",
+            30,
+            reports_dir=tmp_path / "reports",
+        )
     finally:
         _writable_again(checkout)
     seen = json.loads(run.log.read_text().strip().splitlines()[-1])
@@ -297,11 +310,27 @@ def test_run_tck_stops_a_tck_that_runs_too_long(tmp_path, monkeypatch):
 def test_the_real_tck_against_the_reference_agent_fails_only_listed_tests(tmp_path):
     tck_dir, python = installed_tck()
     port = free_port()
-    agent = ("--key", "kit-key", "--push-secret", "whsec_" + base64.b64encode(b"the kit's TCK run").decode(),
-             "--push-allow", f"127.0.0.1:{port}", "--push-time-scale", "0.0001")  # fmt: skip
+    agent = (
+        "--key",
+        "kit-key",
+        "--push-secret",
+        "whsec_" + base64.b64encode(b"the kit's TCK run").decode(),
+        "--push-allow",
+        f"127.0.0.1:{port}",
+        "--push-time-scale",
+        "0.0001",
+    )
     with agent_process(tmp_path / "agent.sqlite3", *agent) as base:
-        run = tck_runner.run_tck(tck_dir, python, f"{base}{RPC_PATH}", f"{base}{RPC_PATH}/card", PROFILE_HEADERS,
-                                 port, tmp_path / "tck" / "junit.xml", 600)  # fmt: skip
+        run = tck_runner.run_tck(
+            tck_dir,
+            python,
+            f"{base}{RPC_PATH}",
+            f"{base}{RPC_PATH}/card",
+            PROFILE_HEADERS,
+            port,
+            tmp_path / "tck" / "junit.xml",
+            600,
+        )
     print(run.status, run.counts)
     assert run.junit.is_file(), run.status
     counts = run.counts

@@ -108,7 +108,7 @@ class NegativeHistoryAccepted(Reading):
     "ListTasks drops an unknown status filter and lists unfiltered, as a ProtoJSON parser ignoring unknown enum "
     "values does (right by default; --strict-spec asks the refusal)",
     "ERR-13",
-    run_with=("--strict-spec=yes",),
+    run_with=("--a2a-strict-spec=yes",),
 )
 class UnknownStatusIgnored(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:

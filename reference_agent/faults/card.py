@@ -44,7 +44,7 @@ declare(
     "capability-without-secret",
     "the card says pushNotifications true without a push secret",
     "PUSH-04",
-    run_with=("--reference-push=off",),
+    run_with=("--a2a-reference-push=off",),
 )(_capability("pushNotifications", True))
 
 

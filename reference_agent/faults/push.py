@@ -26,7 +26,7 @@ Headers = dict[str, str]
     "push-unsupported-wrong-code",
     "without a push secret the config methods answer -32601",
     "PUSH-03",
-    run_with=("--reference-push=off",),
+    run_with=("--a2a-reference-push=off",),
 )
 @wire.answers
 def push_unsupported_wrong_code(call: wire.Call) -> None:
