@@ -7,8 +7,9 @@ which shrinks each property failure to its smallest example) in a subprocess fro
 reference run has no ``--target-url``, so the kit starts the embedded reference agent (which passes every
 check). A peer run adds only where the target is and the push clock the embedded agent gets by itself:
 ``--target-url=<the peer's /a2a endpoint> --a2a-key=peer-key --a2a-push-time-scale=0.0001
---a2a-push-wait-s=5``. The peers are the plain SDK agents (``peers/python/agent.py --plain``, ``peers/js/agent.mjs --plain``), each started
-fresh on a free loopback port for its run. The runs go one after another, never at once.
+--a2a-push-wait-s=5``. The peers are the plain SDK agents (``peers/python/agent.py --plain``,
+``peers/js/agent.mjs --plain``), each started fresh on a free loopback port for its run. The runs go one after
+another, never at once.
 
 Reported per run: wall time, the checks (passed / skipped / xfailed / failed), the time the failed checks
 took (JUnit, setup + call + teardown), the CPU the rest of the machine used meanwhile (a figure measured

@@ -6,12 +6,14 @@ import base64
 import http.server
 import json
 import threading
+import time
 
 import httpx
 import pytest
 
 from nylorun_a2a_kit.fixtures import options, target
 from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
+from nylorun_a2a_kit.fixtures.plugin import silence
 from nylorun_a2a_kit.fixtures.push import free_port
 from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
@@ -19,6 +21,7 @@ from tests.silent_target import relay_that_goes_silent
 from tests.suite_runs import REPO, run_suites
 
 USAGE_ERROR = 4
+STARTUP_S = 15  # two workers starting, and the checks that ran before the target went silent
 VALID_CARD = {
     "name": "plain",
     "description": "an agent",
@@ -117,7 +120,7 @@ def test_a_wrong_key_ends_the_run_before_any_check(tmp_path):
     with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base:
         verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--a2a-key=wrong", timeout_s=60)
     error = _one_error_line(verdicts)
-    assert "HTTP 401" in error and "--key" in error, error
+    assert "HTTP 401" in error and "check --a2a-key" in error, error
     assert not verdicts.outcomes, "no check ran"
 
 
@@ -131,27 +134,40 @@ def test_a_target_url_serving_html_ends_the_run_before_any_check(tmp_path, card_
 
 
 @pytest.mark.slow
-def test_a_target_that_goes_silent_stops_the_run_without_a_verdict(tmp_path):
+def test_a_target_that_goes_silent_stops_the_run_fast_without_a_verdict(tmp_path):
+    """A frozen target: connections are accepted and never answered. Under -n 2 the run ends within
+    --a2a-timeout-s, the liveness probe and a few seconds, in one line, exit 4; nothing is judged."""
+    junit = tmp_path / "junit.xml"
     with (
         agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base,
-        relay_that_goes_silent(base, answered_posts=3) as relay,
+        relay_that_goes_silent(base, answered_posts=6) as relay,
     ):
+        started = time.monotonic()
         verdicts = run_suites(
             tmp_path,
             f"--target-url={relay}/v1/a2a/agents/support",
             "--a2a-key=kit-key",
-            "--a2a-timeout-s=2",
-            "--a2a-req=TASK-05,TASK-06,TASK-07,TASK-08,TASK-09,ERR-05,CANCEL-01",
+            "--a2a-timeout-s=3",
+            "-n",
+            "2",
             "-p",
             "no:randomly",
             f"--a2a-summary-dir={tmp_path / 'out'}",
-            timeout_s=120,
+            f"--junitxml={junit}",
+            timeout_s=300,
         )
+        took = time.monotonic() - started
     assert verdicts.returncode == USAGE_ERROR, verdicts.output[-3000:]
-    [line] = [line for line in verdicts.output.splitlines() if "stopped answering" in line]
-    assert "3 checks in a row got no answer, the last suites/" in line and "checks not run" in line, line
+    assert took < 3 + silence.PROBE_S + STARTUP_S, f"the run took {took:.0f} s to see the target stopped"
+    [line] = [line for line in verdicts.output.splitlines() if "stopped answering at" in line]
+    assert "checks not run" in line and "check that the Agent is up" in line, line
     assert "(SHOULD) not met" not in verdicts.output, "no answer is never a SHOULD not met"
-    assert not (tmp_path / "out" / "summary.json").exists(), "a run that lost its target publishes no verdict"
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"] == "no-verdict" and "stopped answering at" in summary["verdict_reasons"][0]
+    assert summary["no_verdict"] and not summary["new_failures"], "a check that got no answer is no failure"
+    unanswered = [t for t in summary["no_verdict"] if verdicts.outcomes.get(t.replace("/", ".").replace(".py::", "::"))]
+    assert all(verdicts.outcomes[t.replace("/", ".").replace(".py::", "::")] == "skipped" for t in unanswered)
+    assert "no verdict: the target at" in junit.read_text(encoding="utf-8")
 
 
 @pytest.fixture

@@ -1,9 +1,12 @@
 """The kit as another project installs it: a wheel in a fresh virtual environment, outside this repository.
 
-The project has its own ``fixtures`` and ``schemas`` packages and its own passing test. With the kit
-installed, that test run is unchanged (the plugin stays inert); from that project the kit checks a
-reference agent started as its users start it, and the gate applies a known-failures list kept in the
-project, giving the same verdicts as the embedded run in this repository.
+The project has its own ``fixtures`` and ``schemas`` packages, its own ``--release`` option and fixture in its
+``conftest.py``, its own passing tests and a test that asks for a ``client`` fixture nobody defined. With the
+kit installed, that project's run is byte for byte what it is without the kit's plugin (the plugin is a guest:
+it claims no option or fixture name of the project's, and acts on none of its tests), and the undefined
+``client`` still errors. From that project the kit checks a reference agent started as its users start it,
+and the gate applies a known-failures list kept in the project, giving the same verdicts as the embedded run
+in this repository.
 """
 
 from __future__ import annotations
@@ -35,6 +38,28 @@ import schemas
 
 def test_own_packages_are_the_projects():
     assert fixtures.OWNER == "project" and schemas.OWNER == "project"
+
+
+def test_own_option_and_fixture(release, request):
+    assert release == request.config.getoption("--release")
+"""
+# The project's own configuration: an option and a fixture whose names a careless plugin could take.
+OWN_CONFTEST = """
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--release", default="dev", help="the project's own release option")
+
+
+@pytest.fixture
+def release(request):
+    return request.config.getoption("--release")
+"""
+# A test that asks for a fixture the project never defined: it must error, with the kit installed or not.
+UNDEFINED_FIXTURE_TEST = """
+def test_asks_for_a_client_nobody_defined(client):
+    assert client
 """
 LISTED = """
 [[known]]
@@ -65,6 +90,8 @@ def installed(tmp_path_factory) -> dict[str, Path]:
         (project / package / "__init__.py").write_text('OWNER = "project"\n', encoding="utf-8")
     (project / "tests").mkdir()
     (project / "tests" / "test_own.py").write_text(OWN_TEST, encoding="utf-8")
+    (project / "tests" / "test_undefined.py").write_text(UNDEFINED_FIXTURE_TEST, encoding="utf-8")
+    (project / "conftest.py").write_text(OWN_CONFTEST, encoding="utf-8")
     (project / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n', encoding="utf-8"
     )
@@ -100,18 +127,25 @@ def test_every_command_answers_version(installed):
         assert done.returncode == 0 and re.fullmatch(rf"{command} \S+\n", done.stdout), (command, done)
 
 
+# Every way the project's run could show the plugin: verbose names, fixtures set up, every outcome's summary.
+OWN_RUN = ("-p", "no:cacheprovider", "-v", "--setup-show", "-rA", "--release", "1.4.0")
+
+
 def test_the_projects_own_test_run_is_unchanged(installed):
     project, pytest_bin = installed["project"], str(installed["bin"] / "pytest")
-    with_kit = _run([pytest_bin, "-p", "no:cacheprovider"], cwd=project)
-    without = _run([pytest_bin, "-p", "no:cacheprovider", "-p", "no:nylorun_a2a_kit"], cwd=project)
-    assert with_kit.returncode == 0, with_kit.stdout[-3000:] + with_kit.stderr[-3000:]
+    with_kit = _run([pytest_bin, *OWN_RUN], cwd=project)
+    without = _run([pytest_bin, *OWN_RUN, "-p", "no:nylorun_a2a_kit"], cwd=project)
+    assert with_kit.returncode == without.returncode == 1, with_kit.stdout[-3000:] + with_kit.stderr[-3000:]
 
     def comparable(output: str) -> str:
+        # The one line that may differ: pytest lists the installed plugins, the kit among them.
         lines = [line for line in output.splitlines() if not line.startswith("plugins:")]
         return re.sub(r" in \d+\.\d+s", "", "\n".join(lines))
 
     assert comparable(with_kit.stdout) == comparable(without.stdout)
     assert with_kit.stderr == without.stderr == ""
+    assert "2 passed, 1 error" in with_kit.stdout, with_kit.stdout[-2000:]
+    assert "fixture 'client' not found" in with_kit.stdout, "an undefined client must still error"
     assert not (project / "reports" / "out").exists(), "the inert plugin wrote a summary"
 
 
@@ -162,7 +196,7 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
                 f"--target-url={url}",
                 "--a2a-key=kit-key",
                 CHECKED,
-                "--enforce-claim=no",
+                "--a2a-enforce-claim=no",
             ],
             cwd=project,
         )
