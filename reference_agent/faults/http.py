@@ -89,6 +89,37 @@ def non_object_body_500(call: wire.Call, response: web.Response) -> web.Response
     return wire.server_error() if not_object else None
 
 
+@declare(
+    "missing-field-500",
+    "a request whose params lack a REQUIRED field gets HTTP 500 (its handler crashes), not a JSON-RPC error",
+    "ERR-14",
+)
+@wire.responses
+def missing_field_500(call: wire.Call, response: web.Response) -> web.Response | None:
+    refused = (call.answer.get("error") or {}).get("code") == wire.INVALID_PARAMS
+    return wire.server_error() if refused and _lacks_a_required_field(call) else None
+
+
+def _lacks_a_required_field(call: wire.Call) -> bool:
+    required = {"GetTask": "id", "CancelTask": "id", "SendMessage": "message", "SubscribeToTask": "id"}
+    field = required.get(call.method or "", "taskId")
+    return field not in call.params
+
+
+@declare(
+    "get-task-answers-500", "GetTask (and only it) answers HTTP 500 with an HTML page, whatever it is asked", "ERR-14"
+)
+@wire.responses
+def get_task_answers_500(call: wire.Call, response: web.Response) -> web.Response | None:
+    return wire.server_error() if call.method == "GetTask" else None
+
+
+@declare("rpc-answers-500", "every JSON-RPC request is answered HTTP 500 with an HTML page", "ERR-14")
+@wire.responses
+def rpc_answers_500(call: wire.Call, response: web.Response) -> web.Response:
+    return wire.server_error()
+
+
 @declare("response-text-plain", "JSON-RPC answers are served as text/plain", "BIND-02")
 @wire.responses
 def response_text_plain(call: wire.Call, response: web.Response) -> None:
