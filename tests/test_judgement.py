@@ -64,7 +64,7 @@ def test_a_lone_surrogate_in_a_report_is_escaped_for_xdist():
         user_properties=[("a2a_cause", "got '\ud800'")],
         wasxfail="x",
     )
-    verdicts._encodable(report)
+    verdicts._cleaned(report, SimpleNamespace(excinfo=None))
     for text in (report.longrepr, report.sections[0][1], report.user_properties[0][1]):
         text.encode("utf-8")
     assert "\\ud800" in report.longrepr
