@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 
@@ -97,8 +98,14 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.list_faults:
-        for name, fault in FAULTS.items():
-            print(f"{name}: {fault.description} (breaks {', '.join(fault.breaks)})")
+        listed = "".join(
+            f"{name}: {fault.description} (breaks {', '.join(fault.breaks)})\n" for name, fault in FAULTS.items()
+        )
+        try:
+            sys.stdout.write(listed)
+            sys.stdout.flush()
+        except BrokenPipeError:  # a reader that stopped early (| head) is no error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     try:
         config = config_from(args)

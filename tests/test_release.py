@@ -38,9 +38,10 @@ link = "https://tracker.example/runtime/1"
 FAULTY = ("--a2a-reference-fault=wrong-error-code", "--a2a-req=TASK-05,CARD-01")
 
 
-def _cli(command: list[str], timeout_s: float = 300) -> subprocess.CompletedProcess:
+def _cli(command: list[str], timeout_s: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """A kit command as a user runs it from the repository, with none of this machine's NYLORUN_* settings."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
+    environment.update(env or {})
     return subprocess.run(
         command, capture_output=True, text=True, check=False, timeout=timeout_s, cwd=REPO, env=environment
     )
@@ -347,6 +348,57 @@ def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
 def test_a_typo_in_a_gate_option_is_one_line_exit_4(tmp_path):
     done = _cli([*RELEASE_CLI, "--relase", "1.0"])
     assert done.returncode == USAGE_ERROR and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--target-url=http://127.0.0.1:9/a2a"], "pytest's and the kit's (--target-url, --a2a-*, -n) after it"),
+        (["-n", "2"], "after it"),
+        (["--", "--release", "1.0"], "--release is the gate's own option: put it before --"),
+        (["--", "--out=here"], "--out is the gate's own option: put it before --"),
+        (["--strict-known=perhaps"], "must be yes or no"),
+    ],
+    ids=["kit-option-before", "pytest-option-before", "gate-option-after", "gate-out-after", "bad-yes-no"],
+)
+def test_an_option_on_the_wrong_side_of_the_separator_says_where_it_goes(args, said):
+    done = _cli([*RELEASE_CLI, *args])
+    [line] = done.stderr.strip().splitlines()
+    assert done.returncode == USAGE_ERROR and said in line and "Traceback" not in done.stderr, line
+
+
+def test_an_out_folder_the_gate_cannot_write_is_one_line_exit_4(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    done = _cli([*RELEASE_CLI, "--out", str(tmp_path / "a-file" / "out"), "--", "--a2a-req=CARD-01"])
+    [line] = done.stderr.strip().splitlines()
+    assert done.returncode == USAGE_ERROR and line.startswith("ERROR: --out ") and "cannot write" in line, line
+
+
+def test_an_error_names_the_environment_variable_the_key_came_from(tmp_path):
+    with agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base:
+        done = _cli(
+            [
+                *RELEASE_CLI,
+                "--no-html",
+                "--out",
+                str(tmp_path / "out"),
+                "--",
+                f"--target-url={base}/v1/a2a/agents/support",
+            ],
+            env={"NYLORUN_A2A_KEY": "wrong"},
+        )
+    assert done.returncode == USAGE_ERROR, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "check NYLORUN_A2A_KEY" in done.stdout + done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_listing_the_faults_into_a_closed_pipe_is_no_error():
+    done = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m nylorun_a2a_kit.reference_agent --list-faults | head -1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
 
 
 @pytest.mark.req("REL-05")
