@@ -74,3 +74,21 @@ def test_a_root_cause_keeps_digits_inside_words():
     assert (
         root_cause("A2A-Version 1.0 refused after 3 s by task-0123abcd4567") == "A2A-Version N refused after N s by …"
     )
+
+
+def test_a_strategy_that_depends_on_the_target_is_a_kit_error_not_a_failure(monkeypatch):
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "suites/test_x.py::test_y (call)")
+    from hypothesis import strategies as st
+
+    from nylorun_a2a_kit.fixtures.requirements import KitError
+
+    answers = iter(range(10_000))
+
+    def prop(data) -> None:
+        # What the strategy draws depends on what a target answered: replaying the example draws another thing.
+        data.draw(st.integers(0, 10)) if next(answers) % 2 else data.draw(st.text())
+        raise AssertionError("fails, so Hypothesis replays it")
+
+    with pytest.raises((KitError, AssertionError)) as raised:
+        properties.check(prop, data=st.data())
+    assert not isinstance(raised.value, BaseExceptionGroup), "the verdict is one error, never Hypothesis' group"
