@@ -43,11 +43,12 @@ def parse_version(value: str | None) -> str | None:
 class Compatibility:
     """Which requests the binding serves: A2A-Version 1.0 (a missing header means 0.3), any extensions."""
 
-    def serves(self, version_header: str | None) -> bool:
+    def serves(self, version_header: str | None, method: str) -> bool:
+        """Whether a request of ``method`` asking for ``version_header`` is served (every method alike)."""
         return parse_version(version_header) in SUPPORTED_VERSIONS
 
-    def check(self, version_header: str | None, caller: Caller) -> None:
-        if not self.serves(version_header):
+    def check(self, version_header: str | None, caller: Caller, method: str) -> None:
+        if not self.serves(version_header, method):
             raise RpcError(
                 "VersionNotSupportedError",
                 f"A2A version {version_header or '0.3 (no A2A-Version header)'} is not supported; send "
@@ -157,8 +158,8 @@ class Dispatcher:
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     async def _dispatch(self, request: dict[str, Any], version_header: str | None, caller: Caller) -> Any:
-        self.compatibility.check(version_header, caller)
         method = request["method"]
+        self.compatibility.check(version_header, caller, method)
         if method in UNSERVED:
             raise unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
         if method in PUSH_METHODS and not self.config.push_enabled:
