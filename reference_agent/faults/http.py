@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +14,9 @@ from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, Gate, Refused, refuse
+from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, RPC_ROUTE, Gate, Refused, refuse
+from nylorun_a2a_kit.reference_agent.rpc import parse_json
+from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 # -- who may call
 
@@ -30,11 +33,61 @@ class NoAuthCheck(Gate):
         return "anonymous"
 
 
+def _served_when_refused(reason: str, method: str, subject: str | None = None) -> MiddlewareFactory:
+    """The Agent refuses requests before JSON-RPC with ``reason``, but answers ``method``'s anyway (as a handler
+    that checks callers after routing, and forgot that one method): as the subject sent, or ``subject``."""
+
+    def factory(config: Any) -> Callable[..., Any]:
+        @web.middleware
+        async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+            response = await handler(request)
+            if request.match_info.route.name != RPC_ROUTE or response.status not in (400, 401):
+                return response
+            if json.loads(response.text)["error"]["reason"] != reason:  # a refusal's body (gate.refuse)
+                return response
+            body = await request.read()
+            try:
+                asked = parse_json(body)
+            except ValueError:
+                return response
+            if not isinstance(asked, dict) or asked.get("method") != method:
+                return response
+            from nylorun_a2a_kit.reference_agent import app  # the agent's own module, loaded by now
+
+            agent_id = request.app[app.GATE].agent_id(request) or config.agents[0]
+            sent = request.headers.get("Nylorun-Subject", "").strip()
+            return await app.answer_rpc(request, agent_id, subject or sent or "anonymous", body)
+
+        return middleware
+
+    return factory
+
+
+declare("cancel-without-key-served", "CancelTask is served without a valid application key", "AUTH-01")(
+    _served_when_refused("UNAUTHENTICATED", "CancelTask")
+)
+declare(
+    "get-without-subject-served",
+    "GetTask without Nylorun-Subject is served for a default subject; every other method refuses it",
+    "AUTH-02",
+)(_served_when_refused("SUBJECT_REQUIRED", "GetTask", subject="anonymous"))
+
+
 @declare("401-without-challenge", "a 401 refusal carries no WWW-Authenticate challenge", "AUTH-06")
 class NoChallenge(Gate):
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
         try:
             return super().credentials(request)
+        except Refused as refused:
+            refused.response.headers.popall("WWW-Authenticate", None)
+            raise
+
+
+@declare("feed-401-without-challenge", "the change feed's 401 carries no WWW-Authenticate challenge", "AUTH-06")
+class FeedNoChallenge(Gate):
+    def reader(self, request: web.Request) -> tuple[KeyGrant, str]:
+        try:
+            return super().reader(request)
         except Refused as refused:
             refused.response.headers.popall("WWW-Authenticate", None)
             raise
