@@ -69,6 +69,11 @@ class Reading:
         problems = [(p.path.removeprefix("$."), p.message) for p in schemas.violations(shown, "jsonrpc/Request.json")]
         return request, problems
 
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        """Whether a valid request gets an answer, ``error`` or its result: all but a notification, whatever its
+        outcome (JSON-RPC 2.0 §4.1)."""
+        return "id" in request
+
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         """The params against the method's schema, named as ``google.rpc.BadRequest`` fields."""
         return params, [(_field(p.path), p.message) for p in schemas.violations(params, params_schema(method))]
@@ -140,19 +145,15 @@ class Dispatcher:
                     violations=problems,
                 ),
             )
-        notification = "id" not in request
         try:
             result = await self._dispatch(request, version_header, caller)
         except RpcError as err:
-            return None if notification else self.error(request_id, err)
+            return self.error(request_id, err) if self.reading.replies(request, err) else None
         except Exception:  # a bug answers -32603 for this request, never an HTTP failure
             log.exception("method %s failed", request.get("method"))
-            return (
-                None
-                if notification
-                else self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
-            )
-        if notification:
+            err = RpcError("InternalError", "Internal error", reason="INTERNAL")
+            return self.error(request_id, err) if self.reading.replies(request, err) else None
+        if not self.reading.replies(request, None):
             return None
         result = self.disclosure.visible(request["method"], result, self.disclosure.shown(caller.extensions))
         return {"jsonrpc": "2.0", "id": request_id, "result": result}

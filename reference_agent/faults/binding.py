@@ -154,6 +154,27 @@ class AnswersNotifications(Reading):
         return request, problems
 
 
+@declare(
+    "notification-errors-answered",
+    "a notification whose method fails gets the error (with id null); one that is served gets no reply",
+    "ERR-12",
+)
+class NotificationErrorsAnswered(Reading):
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        return error is not None or super().replies(request, error)
+
+
+@declare("method-names-case-insensitive", "method names are matched ignoring case: sendMessage is served", "ERR-05")
+class MethodNamesCaseInsensitive(Reading):
+    def envelope(self, request: Any) -> tuple[Any, Problems]:
+        request, problems = super().envelope(request)
+        method = request.get("method") if isinstance(request, dict) else None
+        if not problems and isinstance(method, str):
+            named = {name.lower(): name for name in schemas.method_names()}
+            request = {**request, "method": named.get(method.lower(), method)}
+        return request, problems
+
+
 @declare("no-params-validation", "params are not validated before the method runs", "ERR-06", "ERR-13")
 class NoParamsValidation(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
@@ -283,6 +304,46 @@ def no_bad_request_detail(call: wire.Call) -> None:
         error.pop("data", None)
 
 
+@declare(
+    "version-error-without-error-info",
+    "VersionNotSupportedError (-32009) carries no google.rpc.ErrorInfo; every other A2A error does",
+    "ERR-02",
+    "ERR-10",
+)
+@wire.answers
+def version_error_without_error_info(call: wire.Call) -> None:
+    if call.reason == "VERSION_NOT_SUPPORTED":
+        call.answer["error"].pop("data", None)
+
+
+@declare("unsupported-domain-vendor", "UnsupportedOperationError's ErrorInfo domain is the vendor's own", "ERR-10")
+@wire.answers
+def unsupported_domain_vendor(call: wire.Call) -> None:
+    if (call.answer.get("error") or {}).get("code") == schemas.error_code("UnsupportedOperationError"):
+        for detail in call.answer["error"].get("data", []):
+            detail["domain"] = "a2a.nylorun.example"
+
+
+@declare("error-data-an-object", "an error's data is its ErrorInfo object, not an array of details", "ERR-11", "ERR-02")
+@wire.answers
+def error_data_an_object(call: wire.Call) -> None:
+    error = call.answer.get("error")
+    if error and isinstance(error.get("data"), list) and error["data"]:
+        error["data"] = error["data"][0]
+
+
+@declare(
+    "not-cancelable-as-unsupported",
+    "CancelTask of an ended task answers UnsupportedOperationError (-32004), not TaskNotCancelableError (-32002)",
+    "ERR-09",
+    "CANCEL-02",
+)
+@wire.answers
+def not_cancelable_as_unsupported(call: wire.Call) -> None:
+    if call.method == "CancelTask" and call.reason == "TASK_NOT_CANCELABLE":
+        call.answer["error"]["code"] = schemas.error_code("UnsupportedOperationError")
+
+
 @declare("error-code-as-string", "error codes are sent as strings", "ERR-09")
 @wire.answers
 def error_code_as_string(call: wire.Call) -> None:
@@ -295,6 +356,21 @@ def error_code_as_string(call: wire.Call) -> None:
 def wrong_response_id(call: wire.Call) -> None:
     if call.answer["id"] is not None:
         call.answer["id"] = f"{call.answer['id']}-answer"
+
+
+@declare("falsy-id-null", 'a request id of 0 or "" is answered with id null', "ERR-01")
+@wire.answers
+def falsy_id_null(call: wire.Call) -> None:
+    sent = call.request.get("id") if isinstance(call.request, dict) else None
+    if sent in (0, "") and not isinstance(sent, bool):
+        call.answer["id"] = None
+
+
+@declare("version-error-id-null", "VersionNotSupportedError is answered with id null, not the request's id", "ERR-01")
+@wire.answers
+def version_error_id_null(call: wire.Call) -> None:
+    if call.reason == "VERSION_NOT_SUPPORTED":
+        call.answer["id"] = None
 
 
 @declare("method-not-found-wrong-code", "answers an unknown method with -32600", "ERR-05")

@@ -26,12 +26,28 @@ Headers = dict[str, str]
     "push-unsupported-wrong-code",
     "without a push secret the config methods answer -32601",
     "PUSH-03",
+    "ERR-09",
     run_with=("--a2a-reference-push=off",),
 )
 @wire.answers
 def push_unsupported_wrong_code(call: wire.Call) -> None:
     if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
         call.answer_error(wire.METHOD_NOT_FOUND)
+
+
+@declare(
+    "push-unsupported-detail-untyped",
+    "without a push secret, the -32003 of the config methods carries its ErrorInfo without @type",
+    "ERR-02",
+    "ERR-10",
+    "ERR-11",
+    run_with=("--a2a-reference-push=off",),
+)
+@wire.answers
+def push_unsupported_detail_untyped(call: wire.Call) -> None:
+    if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
+        for detail in call.answer["error"]["data"]:
+            detail.pop("@type", None)
 
 
 @declare("get-after-delete-found", "GetTaskPushNotificationConfig still answers a deleted config", "PUSH-01")
