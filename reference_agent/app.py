@@ -56,11 +56,6 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         return refuse(413, "BODY_TOO_LARGE", f"The body exceeds {MAX_BODY} bytes.")
     except Exception:  # a body the transport cannot read (e.g. a broken Content-Encoding) is the caller's error
         return refuse(400, "BODY_UNREADABLE", "The request body could not be read; check its Content-Encoding.")
-    return await answer_rpc(request, agent_id, subject, body)
-
-
-async def answer_rpc(request: web.Request, agent_id: str, subject: str, body: bytes) -> web.Response:
-    """The JSON-RPC answer to an admitted request's ``body``, as ``subject`` on ``agent_id``."""
     version = request.headers.get("A2A-Version")
     if version is None:
         version = request.query.get("A2A-Version")

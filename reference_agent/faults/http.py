@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +13,7 @@ from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, RPC_ROUTE, Gate, Refused, refuse
+from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
@@ -33,44 +32,60 @@ class NoAuthCheck(Gate):
         return "anonymous"
 
 
-def _served_when_refused(reason: str, method: str, subject: str | None = None) -> MiddlewareFactory:
-    """The Agent refuses requests before JSON-RPC with ``reason``, but answers ``method``'s anyway (as a handler
-    that checks callers after routing, and forgot that one method): as the subject sent, or ``subject``."""
+def _admitted_anyway(method: str, refusal: Callable[[Gate, web.Request], object]) -> MiddlewareFactory:
+    """Refuses, as the correct gate does, each request ``refusal`` refuses, except ``method``'s: a handler that
+    checks callers after routing and forgot one method (its Gate variant lets every request through)."""
 
     def factory(config: Any) -> Callable[..., Any]:
+        gate = Gate(config)
+
         @web.middleware
         async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-            response = await handler(request)
-            if request.match_info.route.name != RPC_ROUTE or response.status not in (400, 401):
-                return response
-            if json.loads(response.text)["error"]["reason"] != reason:  # a refusal's body (gate.refuse)
-                return response
-            body = await request.read()
-            try:
-                asked = parse_json(body)
-            except ValueError:
-                return response
-            if not isinstance(asked, dict) or asked.get("method") != method:
-                return response
-            from nylorun_a2a_kit.reference_agent import app  # the agent's own module, loaded by now
-
-            agent_id = request.app[app.GATE].agent_id(request) or config.agents[0]
-            sent = request.headers.get("Nylorun-Subject", "").strip()
-            return await app.answer_rpc(request, agent_id, subject or sent or "anonymous", body)
+            if request.match_info.route.name == RPC_ROUTE:
+                try:
+                    refusal(gate, request)
+                except Refused as refused:
+                    try:
+                        asked = parse_json(await request.read())  # kept: the handler reads the same bytes
+                    except ValueError:
+                        asked = None
+                    if not isinstance(asked, dict) or asked.get("method") != method:
+                        return refused.response
+            return await handler(request)
 
         return middleware
 
     return factory
 
 
-declare("cancel-without-key-served", "CancelTask is served without a valid application key", "AUTH-01")(
-    _served_when_refused("UNAUTHENTICATED", "CancelTask")
-)
-declare(
+def _subject(request: web.Request) -> str:
+    return request.headers.get("Nylorun-Subject", "").strip()
+
+
+cancel_without_key = declare("cancel-without-key-served", "CancelTask is served without a valid key", "AUTH-01")
+cancel_without_key(_admitted_anyway("CancelTask", lambda gate, request: gate.credentials(request)))
+
+
+@cancel_without_key
+class AnyKeyAdmitted(Gate):
+    def admit(self, request: web.Request) -> tuple[str, str]:
+        if key_of(request) in self.config.keys:
+            return super().admit(request)
+        return self.known_agent(request), _subject(request) or self.no_subject()
+
+
+get_without_subject = declare(
     "get-without-subject-served",
     "GetTask without Nylorun-Subject is served for a default subject; every other method refuses it",
     "AUTH-02",
-)(_served_when_refused("SUBJECT_REQUIRED", "GetTask", subject="anonymous"))
+)
+get_without_subject(_admitted_anyway("GetTask", lambda gate, request: _subject(request) or gate.no_subject()))
+
+
+@get_without_subject
+class DefaultSubject(Gate):
+    def no_subject(self) -> str:
+        return "anonymous"
 
 
 @declare("401-without-challenge", "a 401 refusal carries no WWW-Authenticate challenge", "AUTH-06")
