@@ -188,6 +188,44 @@ def echo_unknown_extension(call: wire.Call, response: web.Response) -> None:
     _echo(response, extensions.requested(call.http.headers.getall("A2A-Extensions", [])))
 
 
+@declare(
+    "echo-unknown-beside-declared",
+    "when a request activates a declared extension, every URI it asked for is echoed, undeclared ones too",
+    "EXT-02",
+)
+@wire.responses
+def echo_unknown_beside_declared(call: wire.Call, response: web.Response) -> None:
+    if "A2A-Extensions" in response.headers:
+        _echo(response, extensions.requested(call.http.headers.getall("A2A-Extensions", [])))
+
+
+@declare("no-echo-on-cancel", "CancelTask's answer does not echo the activated extensions", "EXT-01")
+@wire.responses
+def no_echo_on_cancel(call: wire.Call, response: web.Response) -> None:
+    if call.method == "CancelTask":
+        response.headers.popall("A2A-Extensions", None)
+
+
+@declare(
+    "extensions-split-on-comma-space",
+    'A2A-Extensions is split at ", " only: a list written without spaces is one unknown URI, activating nothing',
+    "EXT-01",
+)
+def extensions_split_on_comma_space(config: Any) -> Callable[..., Any]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        values = request.headers.getall("A2A-Extensions", [])
+        if values:
+            read = [part.replace(",", "%2C") for value in values for part in value.split(", ")]
+            headers = CIMultiDict(request.headers)
+            headers.popall("A2A-Extensions")
+            headers["A2A-Extensions"] = ", ".join(read)
+            request = request.clone(headers=headers)
+        return await handler(request)
+
+    return middleware
+
+
 def _declared_version(uri: str) -> str:
     """The declared extension ``uri`` is another version of (same URI up to its trailing /v<N>), or ``uri``."""
     versioned = re.match(r"^(.+/v)\d+/?$", uri)
