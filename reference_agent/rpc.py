@@ -11,6 +11,7 @@ from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.engine import Engine
 from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, unsupported
+from nylorun_a2a_kit.reference_agent.policies import Action
 from nylorun_a2a_kit.reference_agent.seams import CORRECT, Seams
 from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
@@ -186,20 +187,20 @@ class Dispatcher:
 
     # -- push notification configs
 
-    def _push_task(self, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+    def _push_task(self, caller: Caller, params: dict[str, Any], action: Action) -> TaskRecord:
         # a2a.proto leaves TaskPushNotificationConfig.task_id optional (the HTTP binding carries it in the path);
         # on JSON-RPC a config that names no task cannot be attached to one.
         if not params.get("taskId"):
             raise invalid_params([("taskId", "must name the task the push notification config is for")])
-        return self.engine.owned(caller, params["taskId"], "configure")
+        return self.engine.owned(caller, params["taskId"], action)
 
     async def _m_CreateTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        task = self._push_task(caller, params)
+        task = self._push_task(caller, params, "configure")
         with self.engine.store.transaction():
             return self.engine.push_configs.create(task, params, caller.extensions).to_json()
 
     async def _m_GetTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        task = self._push_task(caller, params)
+        task = self._push_task(caller, params, "read-config")
         config = self.engine.push_configs.get(task.id, params["id"])
         if config is None:
             raise RpcError(
@@ -211,11 +212,11 @@ class Dispatcher:
         return config.to_json()
 
     async def _m_ListTaskPushNotificationConfigs(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        configs = self.engine.push_configs.list(self._push_task(caller, params).id)
+        configs = self.engine.push_configs.list(self._push_task(caller, params, "list-configs").id)
         return {"configs": [c.to_json() for c in configs], "nextPageToken": ""}
 
     async def _m_DeleteTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        task = self._push_task(caller, params)
+        task = self._push_task(caller, params, "delete-config")
         with self.engine.store.transaction():
             self.engine.push_configs.delete(task.id, params["id"])
         return {}

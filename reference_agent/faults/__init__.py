@@ -37,15 +37,18 @@ def _load() -> dict[str, Any]:
         extensions,
         feed,
         http,
+        isolation,
         listing,
         push,
+        push_configs,
         queue,
         scenarios,
         shapes,
         tasks,
     )
 
-    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks)}
+    areas = (binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios, shapes)
+    loaded = {"AREAS": (*areas, tasks)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

@@ -257,7 +257,7 @@ def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Respo
 # -- error codes and details
 
 
-@declare("wrong-error-code", "answers a missing task with -32602 instead of -32001", "TASK-05")
+@declare("wrong-error-code", "answers a missing task with -32602 instead of -32001", "TASK-05", "PUSH-17")
 @wire.answers
 def wrong_error_code(call: wire.Call) -> None:
     if call.reason == "TASK_NOT_FOUND":

@@ -35,21 +35,6 @@ def push_unsupported_wrong_code(call: wire.Call) -> None:
         call.answer_error(wire.METHOD_NOT_FOUND)
 
 
-@declare(
-    "push-unsupported-detail-untyped",
-    "without a push secret, the -32003 of the config methods carries its ErrorInfo without @type",
-    "ERR-02",
-    "ERR-10",
-    "ERR-11",
-    run_with=("--a2a-reference-push=off",),
-)
-@wire.answers
-def push_unsupported_detail_untyped(call: wire.Call) -> None:
-    if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
-        for detail in call.answer["error"]["data"]:
-            detail.pop("@type", None)
-
-
 @declare("get-after-delete-found", "GetTaskPushNotificationConfig still answers a deleted config", "PUSH-01")
 class GetAfterDeleteFound(PushConfigs):
     def get(self, task_id: str, config_id: str) -> Config | None:
