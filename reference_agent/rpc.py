@@ -59,6 +59,17 @@ class Compatibility:
             )
 
 
+class Unserved:
+    """What the methods the profile does not serve answer: UnsupportedOperationError, whatever their params name
+    (A2A §3.3.4: the card says streaming and extendedAgentCard false)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def refusal(self, caller: Caller, method: str, params: dict[str, Any]) -> RpcError:
+        return unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
+
+
 class Reading:
     """How the binding reads a request: each step answers what it serves and what is wrong with it."""
 
@@ -119,6 +130,7 @@ class Dispatcher:
         self.reading = seams.make(Reading)
         self.rendering = seams.make(Rendering)
         self.disclosure = seams.make(extensions.Disclosure)
+        self.unserved = seams.make(Unserved, engine)
 
     def error(self, request_id: Any, err: RpcError) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "error": err.to_json()}
@@ -163,7 +175,8 @@ class Dispatcher:
         method = request["method"]
         self.compatibility.check(version_header, caller, method)
         if method in UNSERVED:
-            raise unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
+            params = request.get("params")
+            raise self.unserved.refusal(caller, method, params if isinstance(params, dict) else {})
         if method in PUSH_METHODS and not self.config.push_enabled:
             raise push.not_supported(method)
         handler = getattr(self, f"_m_{method}", None)

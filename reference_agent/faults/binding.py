@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -19,9 +20,11 @@ from nylorun_a2a_kit.reference_agent.rpc import (
     Compatibility,
     Problems,
     Reading,
+    Unserved,
     params_schema,
     parse_version,
 )
+from nylorun_a2a_kit.reference_agent.store import TERMINAL
 
 INVALID_PARAMS = schemas.error_code("InvalidParamsError")
 TASK_STATES = tuple(schemas.resolve("a2a/TaskState.json")["enum"])
@@ -391,6 +394,45 @@ def _unserved_answered(method: str, error: RpcError):
             call.answer_error(error)
 
     return wire.answers(rewrite)
+
+
+@declare(
+    "subscribe-refused-only-when-ended",
+    "SubscribeToTask answers -32004 for an ended task only (as A2A §9.4.6 has a streaming Agent do), and -32601 "
+    "for one still running or paused",
+    "UNSRV-02",
+)
+class SubscribeRefusedOnlyWhenEnded(Unserved):
+    def refusal(self, caller: Caller, method: str, params: dict[str, Any]) -> RpcError:
+        task = self.engine.access.find(caller, str(params.get("id", ""))) if method == "SubscribeToTask" else None
+        if task is not None and task.state not in TERMINAL:
+            return wire.METHOD_NOT_FOUND
+        return super().refusal(caller, method, params)
+
+
+@declare(
+    "streaming-refusal-as-stream",
+    "SendStreamingMessage's -32004 comes as a text/event-stream of one event when the client accepts a stream",
+    "UNSRV-01",
+)
+@wire.responses
+def streaming_refusal_as_stream(call: wire.Call, response: web.Response) -> web.Response | None:
+    accepts_stream = "text/event-stream" in call.http.headers.get("Accept", "")
+    if call.method != "SendStreamingMessage" or not accepts_stream or call.reason != "OPERATION_NOT_SUPPORTED":
+        return None
+    return web.Response(body=f"data: {json.dumps(call.answer)}\n\n".encode(), content_type="text/event-stream")
+
+
+@declare(
+    "extended-card-without-params-invalid",
+    "GetExtendedAgentCard sent without params answers -32602, not -32004",
+    "UNSRV-03",
+)
+@wire.answers
+def extended_card_without_params_invalid(call: wire.Call) -> None:
+    request = call.request if isinstance(call.request, dict) else {}
+    if call.method == "GetExtendedAgentCard" and "params" not in request:
+        call.answer_error(RpcError("InvalidParamsError", "params are required", reason="INVALID_ARGUMENT"))
 
 
 declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01")(
