@@ -163,6 +163,13 @@ def response_text_plain(call: wire.Call, response: web.Response) -> None:
     response.content_type = "text/plain"
 
 
+@declare("error-answers-text-plain", "JSON-RPC error answers are served as text/plain; results as JSON", "BIND-02")
+@wire.responses
+def error_answers_text_plain(call: wire.Call, response: web.Response) -> None:
+    if "error" in call.answer:
+        response.content_type = "text/plain"
+
+
 def _echo(response: web.Response, uris) -> None:
     """``A2A-Extensions`` as an answer with these URIs activated would carry it."""
     response.headers.popall("A2A-Extensions", None)
