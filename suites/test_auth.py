@@ -95,13 +95,24 @@ def test_request_without_subject_is_refused(keyed: Target, a2a_client: A2AClient
     exchange.fail(f"an application key acts for a subject: {method} without Nylorun-Subject must be refused")
 
 
-@pytest.mark.req("AUTH-03")
-def test_unknown_agent_is_404(a2a_target: Target, a2a_client: A2AClient):
+def _unknown_agent(a2a_target: Target) -> str:
     if a2a_target.runtime is None:
         not_applicable("the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
     runtime, _ = a2a_target.runtime
-    unknown = a2a_client.with_(url=f"{runtime}/v1/a2a/agents/kit-no-such-agent-{uuid.uuid4().hex[:8]}")
-    _refused(unknown.post(_list_body(), method="ListTasks"), 404)
+    return f"{runtime}/v1/a2a/agents/kit-no-such-agent-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.mark.req("AUTH-03")
+@pytest.mark.parametrize("method", methods.EVERY)
+def test_unknown_agent_is_404(a2a_target: Target, a2a_client: A2AClient, method: str):
+    call = methods.Harmless(method)
+    _refused(call.post(a2a_client.with_(url=_unknown_agent(a2a_target))), 404)
+    call.started_nothing(a2a_client, "a request to an unknown Agent")
+
+
+@pytest.mark.req("AUTH-03")
+def test_unknown_agents_card_is_404(a2a_target: Target, a2a_client: A2AClient):
+    _refused(a2a_client.get(_unknown_agent(a2a_target) + "/card", {"Accept": "application/json"}), 404)
 
 
 @pytest.mark.req("AUTH-04")

@@ -13,7 +13,7 @@ from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
+from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES, FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
@@ -118,6 +118,30 @@ class SubjectOptional(Gate):
 class UnknownAgentServed(Gate):
     def agent_id(self, request: web.Request) -> str | None:
         return super().agent_id(request) or self.config.agents[0]
+
+
+@declare("unknown-agent-card-served", "the card of an unknown Agent id is the default Agent's card", "AUTH-03")
+class UnknownAgentCardServed(Gate):
+    def known_agent(self, request: web.Request) -> str:
+        if request.match_info.route.name in CARD_ROUTES:
+            return self.agent_id(request) or self.config.agents[0]
+        return super().known_agent(request)
+
+
+extended_card_any_agent = declare(
+    "extended-card-any-agent",
+    "GetExtendedAgentCard on an unknown Agent id answers -32004, as if refused before the Agent is looked up",
+    "AUTH-03",
+)
+extended_card_any_agent(_admitted_anyway("GetExtendedAgentCard", lambda gate, request: gate.known_agent(request)))
+
+
+@extended_card_any_agent
+class AnyAgentAdmitted(Gate):
+    def known_agent(self, request: web.Request) -> str:
+        if request.match_info.route.name == RPC_ROUTE:
+            return self.agent_id(request) or self.config.agents[0]
+        return super().known_agent(request)
 
 
 @declare("scopes-required", "a request without Nylorun-Scopes is refused", "AUTH-04")
