@@ -45,10 +45,11 @@ def _load() -> dict[str, Any]:
         scenarios,
         shapes,
         tasks,
+        versioning,
     )
 
     areas = (binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios, shapes)
-    loaded = {"AREAS": (*areas, tasks)}
+    loaded = {"AREAS": (*areas, tasks, versioning)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded
