@@ -53,8 +53,10 @@ def test_streaming_message_to_a_paused_task_changes_nothing(a2a_client: A2AClien
 def _task_in(a2a_client: A2AClient, state: str, a2a_cancel_at_end) -> dict:
     if state == "running":
         task = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    else:
-        task = drivers.run(a2a_client, "ask" if state == "paused" else "complete")
+        a2a_cancel_at_end(a2a_client, task["id"])
+        # Past SUBMITTED: the state the task keeps for the rest of the check.
+        return drivers.wait_for(a2a_client, task["id"], ["TASK_STATE_WORKING"])
+    task = drivers.run(a2a_client, "ask" if state == "paused" else "complete")
     a2a_cancel_at_end(a2a_client, task["id"])
     return task
 
