@@ -19,7 +19,7 @@ from nylorun_a2a_kit.reference_agent import extensions, push, scenarios
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.delivery import Sender
-from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, task_not_found
+from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params
 from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
 from nylorun_a2a_kit.reference_agent.interactions import Interactions
 from nylorun_a2a_kit.reference_agent.listing import Page, Paging
@@ -161,7 +161,7 @@ class Engine:
     def owned(self, caller: Caller, task_id: str, action: Action = "get") -> TaskRecord:
         task = self.access.find(caller, task_id)
         if task is None or not self.access.allows(caller, task, action):
-            raise task_not_found(task_id)
+            raise self.access.not_found(task_id, task, action)
         return task
 
     async def send(self, caller: Caller, params: dict[str, Any]) -> TaskRecord:

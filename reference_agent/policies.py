@@ -14,12 +14,13 @@ from typing import Any, Literal
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
-from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, unsupported
+from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, task_not_found, unsupported
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue
 from nylorun_a2a_kit.reference_agent.store import ACTIVE, TERMINAL, Store, TaskRecord
 
 # What a caller does with a task it names: each is allowed only on the caller's own tasks.
-Action = Literal["get", "send", "continue", "cancel", "configure"]
+# The config methods each name their own: one may be guarded apart from the others.
+Action = Literal["get", "send", "continue", "cancel", "configure", "read-config", "list-configs", "delete-config"]
 TRACEPARENT_VERSION = "00"
 
 
@@ -43,6 +44,11 @@ class Access(Policy):
     def allows(self, caller: Caller, task: TaskRecord, action: Action) -> bool:
         """Only on the caller's own tasks: its Agent's and its subject's."""
         return task.agent_id == caller.agent_id and task.subject == caller.subject
+
+    def not_found(self, task_id: str, task: TaskRecord | None, action: Action) -> RpcError:
+        """The answer for a task the caller may not ``action``: one that does not exist, or is not the caller's,
+        answers the same (the caller cannot tell them apart)."""
+        return task_not_found(task_id)
 
 
 class Conversations(Policy):

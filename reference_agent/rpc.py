@@ -11,6 +11,7 @@ from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.engine import Engine
 from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, unsupported
+from nylorun_a2a_kit.reference_agent.policies import Action
 from nylorun_a2a_kit.reference_agent.seams import CORRECT, Seams
 from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
@@ -43,11 +44,12 @@ def parse_version(value: str | None) -> str | None:
 class Compatibility:
     """Which requests the binding serves: A2A-Version 1.0 (a missing header means 0.3), any extensions."""
 
-    def serves(self, version_header: str | None) -> bool:
+    def serves(self, version_header: str | None, method: str) -> bool:
+        """Whether a request of ``method`` asking for ``version_header`` is served (every method alike)."""
         return parse_version(version_header) in SUPPORTED_VERSIONS
 
-    def check(self, version_header: str | None, caller: Caller) -> None:
-        if not self.serves(version_header):
+    def check(self, version_header: str | None, caller: Caller, method: str) -> None:
+        if not self.serves(version_header, method):
             raise RpcError(
                 "VersionNotSupportedError",
                 f"A2A version {version_header or '0.3 (no A2A-Version header)'} is not supported; send "
@@ -55,6 +57,17 @@ class Compatibility:
                 reason="VERSION_NOT_SUPPORTED",
                 metadata={"requestedVersion": version_header or "", "supportedVersions": "1.0"},
             )
+
+
+class Unserved:
+    """What the methods the profile does not serve answer: UnsupportedOperationError, whatever their params name
+    (A2A §3.3.4: the card says streaming and extendedAgentCard false)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def refusal(self, caller: Caller, method: str, params: dict[str, Any]) -> RpcError:
+        return unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
 
 
 class Reading:
@@ -67,6 +80,11 @@ class Reading:
         shown = {**request, "id": None} if isinstance(request, dict) and "id" not in request else request
         problems = [(p.path.removeprefix("$."), p.message) for p in schemas.violations(shown, "jsonrpc/Request.json")]
         return request, problems
+
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        """Whether a valid request gets an answer, ``error`` or its result: all but a notification, whatever its
+        outcome (JSON-RPC 2.0 §4.1)."""
+        return "id" in request
 
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         """The params against the method's schema, named as ``google.rpc.BadRequest`` fields."""
@@ -112,6 +130,7 @@ class Dispatcher:
         self.reading = seams.make(Reading)
         self.rendering = seams.make(Rendering)
         self.disclosure = seams.make(extensions.Disclosure)
+        self.unserved = seams.make(Unserved, engine)
 
     def error(self, request_id: Any, err: RpcError) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "error": err.to_json()}
@@ -139,28 +158,25 @@ class Dispatcher:
                     violations=problems,
                 ),
             )
-        notification = "id" not in request
         try:
             result = await self._dispatch(request, version_header, caller)
         except RpcError as err:
-            return None if notification else self.error(request_id, err)
+            return self.error(request_id, err) if self.reading.replies(request, err) else None
         except Exception:  # a bug answers -32603 for this request, never an HTTP failure
             log.exception("method %s failed", request.get("method"))
-            return (
-                None
-                if notification
-                else self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
-            )
-        if notification:
+            err = RpcError("InternalError", "Internal error", reason="INTERNAL")
+            return self.error(request_id, err) if self.reading.replies(request, err) else None
+        if not self.reading.replies(request, None):
             return None
         result = self.disclosure.visible(request["method"], result, self.disclosure.shown(caller.extensions))
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     async def _dispatch(self, request: dict[str, Any], version_header: str | None, caller: Caller) -> Any:
-        self.compatibility.check(version_header, caller)
         method = request["method"]
+        self.compatibility.check(version_header, caller, method)
         if method in UNSERVED:
-            raise unsupported(UNSERVED[method], "OPERATION_NOT_SUPPORTED", method=method)
+            params = request.get("params")
+            raise self.unserved.refusal(caller, method, params if isinstance(params, dict) else {})
         if method in PUSH_METHODS and not self.config.push_enabled:
             raise push.not_supported(method)
         handler = getattr(self, f"_m_{method}", None)
@@ -184,20 +200,20 @@ class Dispatcher:
 
     # -- push notification configs
 
-    def _push_task(self, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+    def _push_task(self, caller: Caller, params: dict[str, Any], action: Action) -> TaskRecord:
         # a2a.proto leaves TaskPushNotificationConfig.task_id optional (the HTTP binding carries it in the path);
         # on JSON-RPC a config that names no task cannot be attached to one.
         if not params.get("taskId"):
             raise invalid_params([("taskId", "must name the task the push notification config is for")])
-        return self.engine.owned(caller, params["taskId"], "configure")
+        return self.engine.owned(caller, params["taskId"], action)
 
     async def _m_CreateTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        task = self._push_task(caller, params)
+        task = self._push_task(caller, params, "configure")
         with self.engine.store.transaction():
             return self.engine.push_configs.create(task, params, caller.extensions).to_json()
 
     async def _m_GetTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        task = self._push_task(caller, params)
+        task = self._push_task(caller, params, "read-config")
         config = self.engine.push_configs.get(task.id, params["id"])
         if config is None:
             raise RpcError(
@@ -209,11 +225,11 @@ class Dispatcher:
         return config.to_json()
 
     async def _m_ListTaskPushNotificationConfigs(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        configs = self.engine.push_configs.list(self._push_task(caller, params).id)
+        configs = self.engine.push_configs.list(self._push_task(caller, params, "list-configs").id)
         return {"configs": [c.to_json() for c in configs], "nextPageToken": ""}
 
     async def _m_DeleteTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        task = self._push_task(caller, params)
+        task = self._push_task(caller, params, "delete-config")
         with self.engine.store.transaction():
             self.engine.push_configs.delete(task.id, params["id"])
         return {}

@@ -1,4 +1,5 @@
-"""Who calls: the application key, the subject and scopes, and the HTTP refusals 401, 404, 429."""
+"""Who calls: the application key and the subject on every method (and the change feed), the scopes, and the
+HTTP refusals 401, 404, 429."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import uuid
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, looks_like_jsonrpc
 from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
 
@@ -29,31 +30,89 @@ def keyed(a2a_target: Target) -> Target:
     return a2a_target
 
 
-@pytest.mark.req("AUTH-01")
-def test_request_without_key_is_401(keyed: Target, a2a_client: A2AClient):
-    _refused(a2a_client.with_(key=None).post(_list_body(), method="ListTasks"), 401)
+# Two ways a request carries no key the Runtime knows: none at all, and one it never issued.
+NO_KEY_FORMS = {"no-key": None, "unknown-key": "not-a-key"}
+
+
+def _without_key(a2a_client: A2AClient, form: str) -> A2AClient:
+    key = NO_KEY_FORMS[form]
+    return a2a_client.with_(key=None if key is None else f"{key}-{uuid.uuid4().hex}")
 
 
 @pytest.mark.req("AUTH-01")
-def test_request_with_unknown_key_is_401(keyed: Target, a2a_client: A2AClient):
-    _refused(a2a_client.with_(key=f"not-a-key-{uuid.uuid4().hex}").post(_list_body(), method="ListTasks"), 401)
+@pytest.mark.parametrize("form", list(NO_KEY_FORMS))
+@pytest.mark.parametrize("method", methods.EVERY)
+def test_request_without_a_valid_key_is_401(keyed: Target, a2a_client: A2AClient, method: str, form: str):
+    call = methods.Harmless(method)
+    _refused(call.post(_without_key(a2a_client, form)), 401)
+    call.started_nothing(a2a_client, "a request refused for its key")
+
+
+def _feed_url(a2a_target: Target) -> str:
+    if a2a_target.runtime is None:
+        not_applicable("the change feed is a Runtime's; the target is not a Runtime endpoint")
+    return f"{a2a_target.runtime[0]}/v1/turns?limit=1"
+
+
+def _feed_without_key(a2a_target: Target, a2a_client: A2AClient, key: str | None) -> Exchange:
+    headers = {"Accept": "application/json", "Nylorun-Subject": a2a_target.subject or ""}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    exchange = a2a_client.get(_feed_url(a2a_target), headers)
+    if exchange.status == 404 and "feature" in exchange.response_body.decode("utf-8", "replace").lower():
+        not_applicable("the Host does not have the feature turns")
+    return exchange
+
+
+@pytest.mark.req("AUTH-01")
+@pytest.mark.parametrize("form", list(NO_KEY_FORMS))
+def test_change_feed_without_a_valid_key_is_401(keyed: Target, a2a_client: A2AClient, form: str):
+    key = NO_KEY_FORMS[form]
+    _refused(_feed_without_key(keyed, a2a_client, key and f"{key}-{uuid.uuid4().hex}"), 401)
+
+
+def _answer(exchange: Exchange) -> tuple | None:
+    """What a JSON-RPC answer says, ids and messages aside: its error's code and reason, or None for a result."""
+    if not exchange.is_error:
+        return None
+    info = exchange.detail("ErrorInfo") or {}
+    return exchange.error.get("code"), info.get("reason")
 
 
 @pytest.mark.req("AUTH-02")
-def test_request_without_subject_is_refused(keyed: Target, a2a_client: A2AClient):
-    exchange = a2a_client.with_(subject=None).post(_list_body(), method="ListTasks", schema="jsonrpc/Response.json")
-    served = exchange.status is not None and exchange.status < 400 and not exchange.is_error
-    if served:
-        exchange.fail("an application key acts for a subject: a request without Nylorun-Subject must be refused")
+@pytest.mark.parametrize("method", methods.EVERY)
+def test_request_without_subject_is_refused(keyed: Target, a2a_client: A2AClient, method: str):
+    # Served is a result, or the very error the method answers a caller with a subject (TaskNotFoundError for
+    # the missing task): any other JSON-RPC error, or an HTTP 4xx, refuses the request (AUTH-02's decision).
+    call = methods.Harmless(method)
+    exchange = call.post(a2a_client.with_(subject=None))
+    if exchange.status is not None and exchange.status >= 400 and not looks_like_jsonrpc(exchange):
+        return call.started_nothing(a2a_client, "a request without Nylorun-Subject")
+    if looks_like_jsonrpc(exchange) and exchange.is_error:
+        admitted = methods.Harmless(method, missing=call.missing).send(a2a_client)
+        if _answer(exchange) != _answer(admitted):
+            return call.started_nothing(a2a_client, "a request without Nylorun-Subject")
+    exchange.fail(f"an application key acts for a subject: {method} without Nylorun-Subject must be refused")
 
 
-@pytest.mark.req("AUTH-03")
-def test_unknown_agent_is_404(a2a_target: Target, a2a_client: A2AClient):
+def _unknown_agent(a2a_target: Target) -> str:
     if a2a_target.runtime is None:
         not_applicable("the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
     runtime, _ = a2a_target.runtime
-    unknown = a2a_client.with_(url=f"{runtime}/v1/a2a/agents/kit-no-such-agent-{uuid.uuid4().hex[:8]}")
-    _refused(unknown.post(_list_body(), method="ListTasks"), 404)
+    return f"{runtime}/v1/a2a/agents/kit-no-such-agent-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.mark.req("AUTH-03")
+@pytest.mark.parametrize("method", methods.EVERY)
+def test_unknown_agent_is_404(a2a_target: Target, a2a_client: A2AClient, method: str):
+    call = methods.Harmless(method)
+    _refused(call.post(a2a_client.with_(url=_unknown_agent(a2a_target))), 404)
+    call.started_nothing(a2a_client, "a request to an unknown Agent")
+
+
+@pytest.mark.req("AUTH-03")
+def test_unknown_agents_card_is_404(a2a_target: Target, a2a_client: A2AClient):
+    _refused(a2a_client.get(_unknown_agent(a2a_target) + "/card", {"Accept": "application/json"}), 404)
 
 
 @pytest.mark.req("AUTH-04")
@@ -78,13 +137,27 @@ def test_rate_limit_answers_429(a2a_target: Target, a2a_client: A2AClient):
     exchange.fail(f"no HTTP 429 after {a2a_target.rate_limit_attempts} requests with the rate-limited key")
 
 
-@pytest.mark.req("AUTH-06")
-def test_401_names_the_bearer_scheme(keyed: Target, a2a_client: A2AClient):
-    exchange = a2a_client.with_(key=None).post(_list_body(), method="ListTasks")
-    _refused(exchange, 401)
+def _names_bearer(exchange: Exchange) -> bool:
     challenges = exchange.response_headers.get_list("www-authenticate")
     # A challenge starts with its scheme (RFC 9110 §11.6.1); schemes are case-insensitive.
-    if not any(c.strip().split(" ", 1)[0].rstrip(",").lower() == "bearer" for c in ",".join(challenges).split(",")):
-        exchange.fail(
-            "a 401 should carry WWW-Authenticate naming the Bearer scheme the key is sent with (A2A §3.3.2, §7.4)"
-        )
+    return any(c.strip().split(" ", 1)[0].rstrip(",").lower() == "bearer" for c in ",".join(challenges).split(","))
+
+
+CHALLENGE = "a 401 should carry WWW-Authenticate naming the Bearer scheme the key is sent with (A2A §3.3.2, §7.4)"
+
+
+@pytest.mark.req("AUTH-06")
+@pytest.mark.parametrize("method", methods.EVERY)
+def test_401_names_the_bearer_scheme(keyed: Target, a2a_client: A2AClient, method: str):
+    exchange = methods.Harmless(method).post(a2a_client.with_(key=None))
+    _refused(exchange, 401)
+    if not _names_bearer(exchange):
+        exchange.fail(CHALLENGE)
+
+
+@pytest.mark.req("AUTH-06")
+def test_change_feed_401_names_the_bearer_scheme(keyed: Target, a2a_client: A2AClient):
+    exchange = _feed_without_key(keyed, a2a_client, None)
+    _refused(exchange, 401)
+    if not _names_bearer(exchange):
+        exchange.fail(CHALLENGE)

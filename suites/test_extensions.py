@@ -8,8 +8,9 @@ import re
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
 UNKNOWN_URI = "https://extensions.example/kit-unknown/v1"
@@ -37,6 +38,86 @@ def test_activated_extensions_are_echoed(a2a_client: A2AClient, activated: tuple
         exchange.fail(f"the answer must echo exactly the activated extensions {sorted(activated)}")
 
 
+def _claimed(a2a_target: Target) -> tuple[str, ...]:
+    """The profile extensions the target's claim declares: all five for a v2 Agent, the v1 ones otherwise."""
+    return extensions.V2 if a2a_target.claim == "profile-v2" else extensions.V1
+
+
+@pytest.mark.req("EXT-01")
+@pytest.mark.parametrize("uri", extensions.V2, ids=[uri.rsplit("/", 2)[-2] for uri in extensions.V2])
+def test_each_extension_activated_alone_is_echoed(a2a_target: Target, a2a_client: A2AClient, uri: str):
+    if uri not in _claimed(a2a_target):
+        not_applicable(f"{uri} is a profile v2 extension; the target claims {a2a_target.claim}")
+    exchange = a2a_client.with_(extensions=[uri]).list_tasks(pageSize=1)
+    if _echoed(exchange) != {uri}:
+        exchange.fail(f"activated alone, {uri} must be echoed alone")
+
+
+# How a client may write the comma-separated list (A2A §3.2.6, §9.2; RFC 9110 §5.6.1 allows spaces around the
+# commas and empty list elements).
+LIST_FORMS = {
+    "no-spaces": ",",
+    "comma-space": ", ",
+    "spaces-around": " ,  ",
+    "empty-elements": ", ,,",
+}
+
+
+@pytest.mark.req("EXT-01")
+@pytest.mark.parametrize("separator", list(LIST_FORMS.values()), ids=list(LIST_FORMS))
+def test_every_form_of_the_list_activates_each_uri(a2a_target: Target, a2a_client: A2AClient, separator: str):
+    activated = _claimed(a2a_target)
+    headers = {**a2a_client.headers(), "A2A-Extensions": separator.join(activated)}
+    exchange = _list(a2a_client, headers)
+    if exchange.is_error or _echoed(exchange) != set(activated):
+        exchange.fail(f"A2A-Extensions {headers['A2A-Extensions']!r} activates each of {sorted(activated)}")
+
+
+def _served(method: str, a2a_client: A2AClient, activating: A2AClient, receiver: PushReceiver, cancel_at_end):
+    """``method`` answered with a result to ``activating``, on a task ``a2a_client`` started for it."""
+    if method == "SendMessage":
+        return activating.send(drivers.scenario("complete"))
+    if method == "ListTasks":
+        return activating.list_tasks(pageSize=1)
+    if method == "GetTask":
+        return activating.get_task(drivers.run(a2a_client, "complete")["id"])
+    if method == "CancelTask":
+        task = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
+        cancel_at_end(a2a_client, task["id"])
+        return activating.cancel(task["id"])
+    task = drivers.run(a2a_client, "ask")
+    cancel_at_end(a2a_client, task["id"])
+    if method == "CreateTaskPushNotificationConfig":
+        return drivers.create_push_config(activating, task["id"], receiver.endpoint().url)
+    config_id = drivers.create_push_config(a2a_client, task["id"], receiver.endpoint().url).result["id"]
+    params = {"taskId": task["id"]}
+    if method != "ListTaskPushNotificationConfigs":
+        params["id"] = config_id
+    return activating.call(method, params)
+
+
+SCENARIO_OF = {"SendMessage": "complete", "GetTask": "complete", "CancelTask": "slow"}
+SERVED_METHODS = [
+    pytest.param(m, marks=[] if m == "ListTasks" else [pytest.mark.scenario(SCENARIO_OF.get(m, "ask"))])
+    for m in methods.SERVED + methods.PUSH_CONFIG
+]
+
+
+@pytest.mark.req("EXT-01")
+@pytest.mark.parametrize("method", SERVED_METHODS)
+def test_every_method_echoes_the_activated_extensions(
+    a2a_target: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, method: str, a2a_cancel_at_end
+):
+    if method in methods.PUSH_CONFIG and not (a2a_target.card.get("capabilities") or {}).get("pushNotifications"):
+        not_applicable("the card says pushNotifications false: the config methods serve no result to echo on")
+    activated = _claimed(a2a_target)
+    activating = a2a_client.with_(extensions=list(activated))
+    exchange = _served(method, a2a_client, activating, a2a_push_receiver, a2a_cancel_at_end)
+    exchange.ok()
+    if _echoed(exchange) != set(activated):
+        exchange.fail(f"{method}'s answer must echo exactly the activated extensions {sorted(activated)}")
+
+
 @pytest.mark.req("EXT-01")
 def test_header_is_read_as_http_reads_it(a2a_client: A2AClient):
     # Header names are case-insensitive, a field may repeat, and list items may carry spaces (RFC 9110 §5.3).
@@ -50,9 +131,16 @@ def test_header_is_read_as_http_reads_it(a2a_client: A2AClient):
         exchange.fail("repeated, differently cased A2A-Extensions fields with spaces activate their union")
 
 
+# A URI the card does not declare, asked for alone and beside declared ones (A2A §4.6.3: it is ignored).
+UNKNOWN_FORMS = {"alone": (), "beside-declared": (extensions.INTERACTIONS, extensions.EFFECTS)}
+
+
 @pytest.mark.req("EXT-02")
-def test_unknown_extension_is_ignored(a2a_client: A2AClient):
-    exchange = a2a_client.with_(extensions=[UNKNOWN_URI, extensions.INTERACTIONS]).list_tasks(pageSize=1)
+@pytest.mark.parametrize("beside", list(UNKNOWN_FORMS.values()), ids=list(UNKNOWN_FORMS))
+def test_unknown_extension_is_ignored(a2a_target: Target, a2a_client: A2AClient, beside: tuple[str, ...]):
+    listed = {e.get("uri") for e in (a2a_target.card.get("capabilities") or {}).get("extensions") or []}
+    asked = [UNKNOWN_URI, *(uri for uri in beside if uri in listed)]
+    exchange = a2a_client.with_(extensions=asked).list_tasks(pageSize=1)
     if exchange.is_error:
         exchange.fail("an undeclared URI in A2A-Extensions is ignored, not refused")
     if UNKNOWN_URI in _echoed(exchange):

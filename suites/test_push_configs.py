@@ -1,4 +1,5 @@
-"""Push notification configs: the four methods, the config inside SendMessage, and the card's capability."""
+"""Push notification configs: the four methods (on the caller's task, a missing one, another subject's), the config
+inside SendMessage, and the card's capability, with a push secret and without."""
 
 from __future__ import annotations
 
@@ -7,15 +8,11 @@ import pytest
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
-METHODS = (
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-)
+METHODS = methods.PUSH_CONFIG
+UNUSED_GRACE_S = 2.0
 
 
 def _capable(a2a_target: Target) -> bool:
@@ -116,22 +113,79 @@ def test_config_inside_send_message(a2a_pushing: Target, a2a_client: A2AClient, 
 
 @pytest.mark.req("PUSH-16")
 @pytest.mark.scenario("ask")
+@pytest.mark.parametrize("method", METHODS)
 def test_configs_of_another_subject_answer_as_missing(
     a2a_pushing: Target,
     a2a_client: A2AClient,
     a2a_other_client: A2AClient,
     a2a_push_receiver: PushReceiver,
+    method: str,
     a2a_cancel_at_end,
 ):
     task = drivers.run(a2a_client, "ask")
     a2a_cancel_at_end(a2a_client, task["id"])
-    endpoint = a2a_push_receiver.endpoint()
-    config_id = drivers.create_push_config(a2a_client, task["id"], endpoint.url).result["id"]
-    for method in METHODS:
-        params = _params(method, task["id"], a2a_push_receiver.endpoint().url)
-        if "id" in params:
-            params["id"] = config_id
-        a2a_other_client.call(method, params).expect_error("TaskNotFoundError")
+    url = a2a_push_receiver.endpoint().url
+    config_id = drivers.create_push_config(a2a_client, task["id"], url).result["id"]
+    params = _params(method, task["id"], a2a_push_receiver.endpoint().url)
+    if "id" in params:
+        params["id"] = config_id
+    foreign = a2a_other_client.call(method, params)
+    foreign.expect_error("TaskNotFoundError")
+    missing_id = new_id("kit-missing-task")
+    missing = a2a_other_client.call(method, {**params, "taskId": missing_id})
+    told, expected = methods.error_shape(foreign, task["id"]), methods.error_shape(missing, missing_id)
+    if told != expected:
+        foreign.fail(
+            f"another subject's task must answer exactly like a missing one: got {told}, a missing task {expected}"
+        )
     listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-    if [c.get("id") for c in listed.result.get("configs") or []] != [config_id]:
-        listed.fail("another subject's config calls must create, reveal or delete nothing")
+    configs = listed.result.get("configs") or []
+    if [(c.get("id"), c.get("url")) for c in configs] != [(config_id, url)]:
+        listed.fail(f"another subject's {method} must create, reveal or delete nothing")
+
+
+@pytest.mark.req("PUSH-17")
+@pytest.mark.parametrize("method", METHODS)
+def test_config_methods_on_a_missing_task_answer_not_found(a2a_pushing: Target, a2a_client: A2AClient, method: str):
+    methods.Harmless(method).send(a2a_client).expect_error("TaskNotFoundError")
+
+
+@pytest.mark.req("PUSH-17")
+@pytest.mark.scenario("ask")
+def test_missing_config_of_own_task_answers_not_found(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+):
+    task = drivers.run(a2a_client, "ask")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.endpoint().url).ok()
+    params = {"taskId": task["id"], "id": new_id("kit-missing-config")}
+    a2a_client.call("GetTaskPushNotificationConfig", params).expect_error("TaskNotFoundError")
+
+
+@pytest.mark.req("PUSH-03")
+@pytest.mark.scenario("complete")
+def test_without_push_a_config_inside_send_message_is_refused_or_unused(
+    a2a_target: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    if _capable(a2a_target):
+        not_applicable("the card says pushNotifications true (the Runtime has a push secret)")
+    endpoint = a2a_push_receiver.endpoint()
+    context = drivers.new_context()
+    message = {
+        "messageId": new_id("msg"),
+        "role": "ROLE_USER",
+        "contextId": context,
+        "parts": [{"text": drivers.scenario("complete")}],
+    }
+    configuration = {"taskPushNotificationConfig": drivers.push_config(endpoint.url)}
+    exchange = a2a_client.call("SendMessage", {"message": message, "configuration": configuration})
+    if exchange.is_error:
+        exchange.expect_error("PushNotificationNotSupportedError")
+        listed = a2a_client.list_tasks(contextId=context)
+        if listed.result["tasks"]:
+            listed.fail("a SendMessage refused for its push config must start nothing")
+        return
+    drivers.settle(a2a_client, drivers.task_of(exchange))
+    # Served, the config must go unused: a first delivery would have left by the time the turn ended.
+    if endpoint.quiet_for(UNUSED_GRACE_S, after=0):
+        exchange.fail("without a push secret the config inside SendMessage may be accepted, but never delivered to")

@@ -1,25 +1,55 @@
-"""A2A-Version: 1.0 is served; no version (read as 0.3), 0.3 and unknown versions are refused."""
+"""A2A-Version on every method: 1.0 (its patch numbers aside) is served; no version, an empty one (both read as
+0.3), 0.3 and versions the Agent does not serve are refused with VersionNotSupportedError."""
 
 from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
+from nylorun_a2a_kit.fixtures.target import Target
+
+VERSION_NOT_SUPPORTED = schemas.error_code("VersionNotSupportedError")
+EVERY_METHOD = pytest.mark.parametrize("method", methods.EVERY)
+# A2A §3.6: versions are Major.Minor and patch numbers MUST NOT be considered, so 1.0.3 is 1.0 (and 0.3.1 is 0.3).
+SERVED_FORMS = {"1.0": "1.0", "patch": "1.0.3"}
+# A2A §3.6.1: an empty value is read as 0.3 (and HTTP strips a field value's surrounding whitespace, RFC 9110 §5.5).
+NO_VERSION_FORMS = {"absent": None, "empty": ""}
+FORMS_OF_0_3 = {"0.3": "0.3", "patch": "0.3.1"}
+# Versions a 1.0 interface does not serve: another major, a later minor (A2A §3.6.2 matches Major.Minor, and the
+# card names the latest minor an interface serves, a2a.proto AgentInterface.protocol_version), an earlier one.
+UNSERVED_VERSIONS = {"9.9": "9.9", "2.0": "2.0", "minor-1.1": "1.1", "0.2": "0.2"}
+
+
+def _refused(exchange: Exchange, call: methods.Harmless, a2a_client: A2AClient, what: str) -> None:
+    error = exchange.error if exchange.is_error else None
+    if error is None or error.get("code") != VERSION_NOT_SUPPORTED:
+        exchange.fail(
+            f"{what} must be refused with VersionNotSupportedError ({VERSION_NOT_SUPPORTED}) on {call.method}"
+        )
+    call.started_nothing(a2a_client, what)
 
 
 @pytest.mark.req("VER-01")
-def test_version_1_0_is_served(a2a_client: A2AClient):
-    exchange = a2a_client.list_tasks(contextId=drivers.new_context())
-    assert exchange.result["tasks"] == [] or exchange.fail("a fresh context should list no tasks")
+@pytest.mark.parametrize("version", list(SERVED_FORMS.values()), ids=list(SERVED_FORMS))
+@EVERY_METHOD
+def test_version_1_0_is_served(a2a_client: A2AClient, method: str, version: str):
+    # Served: a result, or the method's own answer to a task nobody has (TaskNotFoundError, or -32004 for a
+    # method the Agent does not serve). Only a version refusal says 1.0 was not understood.
+    exchange = methods.Harmless(method).send(a2a_client, version=version)
+    if exchange.is_error and exchange.error.get("code") == VERSION_NOT_SUPPORTED:
+        exchange.fail(f"A2A-Version: {version} is 1.0 (A2A §3.6 ignores patch numbers): {method} must serve it")
 
 
 @pytest.mark.req("VER-02")
-def test_request_without_version_is_refused(a2a_client: A2AClient):
-    context = drivers.new_context()
-    headers = a2a_client.headers(version=None)
-    exchange = a2a_client.call("ListTasks", {"contextId": context}, headers=headers)
-    exchange.expect_error("VersionNotSupportedError")
+@pytest.mark.parametrize("version", list(NO_VERSION_FORMS.values()), ids=list(NO_VERSION_FORMS))
+@EVERY_METHOD
+def test_request_without_version_is_refused(a2a_client: A2AClient, method: str, version: str | None):
+    call = methods.Harmless(method)
+    what = "a request without A2A-Version" if version is None else "a request with an empty A2A-Version"
+    _refused(call.send(a2a_client, version=version), call, a2a_client, f"{what} (read as 0.3)")
 
 
 @pytest.mark.req("VER-02")
@@ -43,13 +73,40 @@ def test_message_without_version_starts_nothing(a2a_client: A2AClient):
 
 
 @pytest.mark.req("VER-03")
-def test_version_0_3_is_refused(a2a_client: A2AClient):
-    exchange = a2a_client.call("ListTasks", {}, headers=a2a_client.headers(version="0.3"))
-    exchange.expect_error("VersionNotSupportedError")
+@pytest.mark.parametrize("version", list(FORMS_OF_0_3.values()), ids=list(FORMS_OF_0_3))
+@EVERY_METHOD
+def test_version_0_3_is_refused(a2a_client: A2AClient, method: str, version: str):
+    call = methods.Harmless(method)
+    _refused(call.send(a2a_client, version=version), call, a2a_client, f"A2A-Version: {version}")
+
+
+def _declared_versions(a2a_target: Target) -> set[str]:
+    """The Major.Minor versions the card's interfaces name (patch numbers are not considered, A2A §3.6)."""
+    interfaces = a2a_target.card.get("supportedInterfaces") or []
+    named = [i.get("protocolVersion") for i in interfaces if isinstance(i, dict)]
+    return {".".join(v.split(".")[:2]) for v in named if isinstance(v, str)}
 
 
 @pytest.mark.req("VER-04")
-@pytest.mark.parametrize("version", ["9.9", "2.0"])
-def test_unknown_version_is_refused(a2a_client: A2AClient, version: str):
-    exchange = a2a_client.call("ListTasks", {}, headers=a2a_client.headers(version=version))
-    exchange.expect_error("VersionNotSupportedError")
+@pytest.mark.parametrize("version", list(UNSERVED_VERSIONS.values()), ids=list(UNSERVED_VERSIONS))
+@EVERY_METHOD
+def test_unknown_version_is_refused(a2a_target: Target, a2a_client: A2AClient, method: str, version: str):
+    if version in _declared_versions(a2a_target):
+        not_applicable(f"the card lists an interface of version {version}")
+    call = methods.Harmless(method)
+    _refused(call.send(a2a_client, version=version), call, a2a_client, f"A2A-Version: {version}")
+
+
+# A2A §3.6.1 lets a client send the version as a request parameter instead of the header, while §9.2 has
+# JSON-RPC carry service parameters in headers: an Agent may read the parameter, or read the request as one
+# without a version (0.3). Either way a parameter naming a version the Agent does not serve is refused.
+@pytest.mark.parametrize(
+    "version",
+    [pytest.param("0.3", marks=pytest.mark.req("VER-03")), pytest.param("9.9", marks=pytest.mark.req("VER-04"))],
+)
+@EVERY_METHOD
+def test_unserved_version_as_request_parameter_is_refused(a2a_client: A2AClient, method: str, version: str):
+    call = methods.Harmless(method)
+    asking = a2a_client.with_(url=methods.with_query(a2a_client.url, **{"A2A-Version": version}))
+    what = f"the request parameter A2A-Version={version} (with no header)"
+    _refused(call.send(asking, version=None), call, a2a_client, what)

@@ -37,15 +37,19 @@ def _load() -> dict[str, Any]:
         extensions,
         feed,
         http,
+        isolation,
         listing,
         push,
+        push_configs,
         queue,
         scenarios,
         shapes,
         tasks,
+        versioning,
     )
 
-    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks)}
+    areas = (binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios, shapes)
+    loaded = {"AREAS": (*areas, tasks, versioning)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

@@ -1,58 +1,27 @@
-"""Faults of the JSON-RPC binding: versions, envelopes, params, error codes and details, ids."""
+"""Faults of the JSON-RPC binding: envelopes, params, error codes and details, ids, the methods it does not serve."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aiohttp import web
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import ERROR_INFO, RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.rpc import Compatibility, Problems, Reading, params_schema, parse_version
+from nylorun_a2a_kit.reference_agent.rpc import (
+    Problems,
+    Reading,
+    Unserved,
+    params_schema,
+)
+from nylorun_a2a_kit.reference_agent.store import TERMINAL
 
 INVALID_PARAMS = schemas.error_code("InvalidParamsError")
 TASK_STATES = tuple(schemas.resolve("a2a/TaskState.json")["enum"])
-
-# -- versions and extensions served
-
-
-@declare("no-version-check", "serves a request that has no A2A-Version header", "VER-02")
-class NoVersionCheck(Compatibility):
-    def serves(self, version_header: str | None) -> bool:
-        return version_header is None or super().serves(version_header)
-
-
-@declare("accepts-0.3", "serves a request that asks for A2A-Version 0.3", "VER-03")
-class Accepts03(Compatibility):
-    def serves(self, version_header: str | None) -> bool:
-        return (bool(version_header) and parse_version(version_header) == "0.3") or super().serves(version_header)
-
-
-@declare("version-1.0-refused", "A2A-Version 1.0 is refused like any other version", "VER-01")
-class Version10Refused(Compatibility):
-    def serves(self, version_header: str | None) -> bool:
-        return False
-
-
-@declare("accepts-any-version", "any A2A-Version other than 0.3 is served", "VER-04")
-class AcceptsAnyVersion(Compatibility):
-    def serves(self, version_header: str | None) -> bool:
-        return parse_version(version_header) not in (None, "0.3") or super().serves(version_header)
-
-
-@declare("v1-client-refused", "a caller activating only the v1 extensions is refused with -32008", "TIER-06")
-class V1ClientRefused(Compatibility):
-    def check(self, version_header: str | None, caller: Caller) -> None:
-        super().check(version_header, caller)
-        if caller.extensions == extensions.V1:
-            raise RpcError(
-                "ExtensionSupportRequiredError", "Activate every profile v2 extension.", reason="EXTENSION_REQUIRED"
-            )
-
 
 # -- envelopes and params
 
@@ -71,6 +40,27 @@ class AnswersNotifications(Reading):
         request, problems = super().envelope(request)
         if not problems and "id" not in request:
             problems = [("id", "is required")]
+        return request, problems
+
+
+@declare(
+    "notification-errors-answered",
+    "a notification whose method fails gets the error (with id null); one that is served gets no reply",
+    "ERR-12",
+)
+class NotificationErrorsAnswered(Reading):
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        return error is not None or super().replies(request, error)
+
+
+@declare("method-names-case-insensitive", "method names are matched ignoring case: sendMessage is served", "ERR-05")
+class MethodNamesCaseInsensitive(Reading):
+    def envelope(self, request: Any) -> tuple[Any, Problems]:
+        request, problems = super().envelope(request)
+        method = request.get("method") if isinstance(request, dict) else None
+        if not problems and isinstance(method, str):
+            named = {name.lower(): name for name in schemas.method_names()}
+            request = {**request, "method": named.get(method.lower(), method)}
         return request, problems
 
 
@@ -156,7 +146,7 @@ def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Respo
 # -- error codes and details
 
 
-@declare("wrong-error-code", "answers a missing task with -32602 instead of -32001", "TASK-05")
+@declare("wrong-error-code", "answers a missing task with -32602 instead of -32001", "TASK-05", "PUSH-17")
 @wire.answers
 def wrong_error_code(call: wire.Call) -> None:
     if call.reason == "TASK_NOT_FOUND":
@@ -203,6 +193,46 @@ def no_bad_request_detail(call: wire.Call) -> None:
         error.pop("data", None)
 
 
+@declare(
+    "version-error-without-error-info",
+    "VersionNotSupportedError (-32009) carries no google.rpc.ErrorInfo; every other A2A error does",
+    "ERR-02",
+    "ERR-10",
+)
+@wire.answers
+def version_error_without_error_info(call: wire.Call) -> None:
+    if call.reason == "VERSION_NOT_SUPPORTED":
+        call.answer["error"].pop("data", None)
+
+
+@declare("unsupported-domain-vendor", "UnsupportedOperationError's ErrorInfo domain is the vendor's own", "ERR-10")
+@wire.answers
+def unsupported_domain_vendor(call: wire.Call) -> None:
+    if (call.answer.get("error") or {}).get("code") == schemas.error_code("UnsupportedOperationError"):
+        for detail in call.answer["error"].get("data", []):
+            detail["domain"] = "a2a.nylorun.example"
+
+
+@declare("error-data-an-object", "an error's data is its ErrorInfo object, not an array of details", "ERR-11", "ERR-02")
+@wire.answers
+def error_data_an_object(call: wire.Call) -> None:
+    error = call.answer.get("error")
+    if error and isinstance(error.get("data"), list) and error["data"]:
+        error["data"] = error["data"][0]
+
+
+@declare(
+    "not-cancelable-as-unsupported",
+    "CancelTask of an ended task answers UnsupportedOperationError (-32004), not TaskNotCancelableError (-32002)",
+    "ERR-09",
+    "CANCEL-02",
+)
+@wire.answers
+def not_cancelable_as_unsupported(call: wire.Call) -> None:
+    if call.method == "CancelTask" and call.reason == "TASK_NOT_CANCELABLE":
+        call.answer["error"]["code"] = schemas.error_code("UnsupportedOperationError")
+
+
 @declare("error-code-as-string", "error codes are sent as strings", "ERR-09")
 @wire.answers
 def error_code_as_string(call: wire.Call) -> None:
@@ -215,6 +245,21 @@ def error_code_as_string(call: wire.Call) -> None:
 def wrong_response_id(call: wire.Call) -> None:
     if call.answer["id"] is not None:
         call.answer["id"] = f"{call.answer['id']}-answer"
+
+
+@declare("falsy-id-null", 'a request id of 0 or "" is answered with id null', "ERR-01")
+@wire.answers
+def falsy_id_null(call: wire.Call) -> None:
+    sent = call.request.get("id") if isinstance(call.request, dict) else None
+    if sent in (0, "") and not isinstance(sent, bool):
+        call.answer["id"] = None
+
+
+@declare("version-error-id-null", "VersionNotSupportedError is answered with id null, not the request's id", "ERR-01")
+@wire.answers
+def version_error_id_null(call: wire.Call) -> None:
+    if call.reason == "VERSION_NOT_SUPPORTED":
+        call.answer["id"] = None
 
 
 @declare("method-not-found-wrong-code", "answers an unknown method with -32600", "ERR-05")
@@ -235,6 +280,45 @@ def _unserved_answered(method: str, error: RpcError):
             call.answer_error(error)
 
     return wire.answers(rewrite)
+
+
+@declare(
+    "subscribe-refused-only-when-ended",
+    "SubscribeToTask answers -32004 for an ended task only (as A2A §9.4.6 has a streaming Agent do), and -32601 "
+    "for one still running or paused",
+    "UNSRV-02",
+)
+class SubscribeRefusedOnlyWhenEnded(Unserved):
+    def refusal(self, caller: Caller, method: str, params: dict[str, Any]) -> RpcError:
+        task = self.engine.access.find(caller, str(params.get("id", ""))) if method == "SubscribeToTask" else None
+        if task is not None and task.state not in TERMINAL:
+            return wire.METHOD_NOT_FOUND
+        return super().refusal(caller, method, params)
+
+
+@declare(
+    "streaming-refusal-as-stream",
+    "SendStreamingMessage's -32004 comes as a text/event-stream of one event when the client accepts a stream",
+    "UNSRV-01",
+)
+@wire.responses
+def streaming_refusal_as_stream(call: wire.Call, response: web.Response) -> web.Response | None:
+    accepts_stream = "text/event-stream" in call.http.headers.get("Accept", "")
+    if call.method != "SendStreamingMessage" or not accepts_stream or call.reason != "OPERATION_NOT_SUPPORTED":
+        return None
+    return web.Response(body=f"data: {json.dumps(call.answer)}\n\n".encode(), content_type="text/event-stream")
+
+
+@declare(
+    "extended-card-without-params-invalid",
+    "GetExtendedAgentCard sent without params answers -32602, not -32004",
+    "UNSRV-03",
+)
+@wire.answers
+def extended_card_without_params_invalid(call: wire.Call) -> None:
+    request = call.request if isinstance(call.request, dict) else {}
+    if call.method == "GetExtendedAgentCard" and "params" not in request:
+        call.answer_error(RpcError("InvalidParamsError", "params are required", reason="INVALID_ARGUMENT"))
 
 
 declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01")(

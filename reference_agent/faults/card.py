@@ -54,6 +54,26 @@ def card_extension_required(card: Card, request: web.Request, config: AgentConfi
     card["capabilities"]["extensions"][0]["required"] = True
 
 
+@declare("card-every-extension-required", "the card declares every profile extension with required: true", "CARD-06")
+@wire.cards
+def card_every_extension_required(card: Card, request: web.Request, config: AgentConfig) -> None:
+    for extension in card["capabilities"]["extensions"]:
+        extension["required"] = True
+
+
+@declare("card-last-extension-required", "the card declares its last profile extension with required: true", "CARD-06")
+@wire.cards
+def card_last_extension_required(card: Card, request: web.Request, config: AgentConfig) -> None:
+    card["capabilities"]["extensions"][-1]["required"] = True
+
+
+@declare("card-lists-0.3-interface", "the card lists a JSON-RPC 0.3 interface after the 1.0 one", "BIND-01")
+@wire.cards
+def card_lists_03_interface(card: Card, request: web.Request, config: AgentConfig) -> None:
+    endpoint = card["supportedInterfaces"][0]["url"]
+    card["supportedInterfaces"].append({"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+
+
 @declare("card-wrong-content-type", "the Agent Card is served as text/plain", "CARD-01")
 @wire.served(*CARD_ROUTES)
 def card_wrong_content_type(request: web.Request, response: web.Response) -> None:

@@ -13,7 +13,9 @@ from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE, Gate, Refused, refuse
+from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES, FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
+from nylorun_a2a_kit.reference_agent.rpc import parse_json
+from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 # -- who may call
 
@@ -30,11 +32,77 @@ class NoAuthCheck(Gate):
         return "anonymous"
 
 
+def _admitted_anyway(method: str, refusal: Callable[[Gate, web.Request], object]) -> MiddlewareFactory:
+    """Refuses, as the correct gate does, each request ``refusal`` refuses, except ``method``'s: a handler that
+    checks callers after routing and forgot one method (its Gate variant lets every request through)."""
+
+    def factory(config: Any) -> Callable[..., Any]:
+        gate = Gate(config)
+
+        @web.middleware
+        async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+            if request.match_info.route.name == RPC_ROUTE:
+                try:
+                    refusal(gate, request)
+                except Refused as refused:
+                    try:
+                        asked = parse_json(await request.read())  # kept: the handler reads the same bytes
+                    except ValueError:
+                        asked = None
+                    if not isinstance(asked, dict) or asked.get("method") != method:
+                        return refused.response
+            return await handler(request)
+
+        return middleware
+
+    return factory
+
+
+def _subject(request: web.Request) -> str:
+    return request.headers.get("Nylorun-Subject", "").strip()
+
+
+cancel_without_key = declare("cancel-without-key-served", "CancelTask is served without a valid key", "AUTH-01")
+cancel_without_key(_admitted_anyway("CancelTask", lambda gate, request: gate.credentials(request)))
+
+
+@cancel_without_key
+class AnyKeyAdmitted(Gate):
+    def admit(self, request: web.Request) -> tuple[str, str]:
+        if key_of(request) in self.config.keys:
+            return super().admit(request)
+        return self.known_agent(request), _subject(request) or self.no_subject()
+
+
+get_without_subject = declare(
+    "get-without-subject-served",
+    "GetTask without Nylorun-Subject is served for a default subject; every other method refuses it",
+    "AUTH-02",
+)
+get_without_subject(_admitted_anyway("GetTask", lambda gate, request: _subject(request) or gate.no_subject()))
+
+
+@get_without_subject
+class DefaultSubject(Gate):
+    def no_subject(self) -> str:
+        return "anonymous"
+
+
 @declare("401-without-challenge", "a 401 refusal carries no WWW-Authenticate challenge", "AUTH-06")
 class NoChallenge(Gate):
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
         try:
             return super().credentials(request)
+        except Refused as refused:
+            refused.response.headers.popall("WWW-Authenticate", None)
+            raise
+
+
+@declare("feed-401-without-challenge", "the change feed's 401 carries no WWW-Authenticate challenge", "AUTH-06")
+class FeedNoChallenge(Gate):
+    def reader(self, request: web.Request) -> tuple[KeyGrant, str]:
+        try:
+            return super().reader(request)
         except Refused as refused:
             refused.response.headers.popall("WWW-Authenticate", None)
             raise
@@ -50,6 +118,30 @@ class SubjectOptional(Gate):
 class UnknownAgentServed(Gate):
     def agent_id(self, request: web.Request) -> str | None:
         return super().agent_id(request) or self.config.agents[0]
+
+
+@declare("unknown-agent-card-served", "the card of an unknown Agent id is the default Agent's card", "AUTH-03")
+class UnknownAgentCardServed(Gate):
+    def known_agent(self, request: web.Request) -> str:
+        if request.match_info.route.name in CARD_ROUTES:
+            return self.agent_id(request) or self.config.agents[0]
+        return super().known_agent(request)
+
+
+extended_card_any_agent = declare(
+    "extended-card-any-agent",
+    "GetExtendedAgentCard on an unknown Agent id answers -32004, as if refused before the Agent is looked up",
+    "AUTH-03",
+)
+extended_card_any_agent(_admitted_anyway("GetExtendedAgentCard", lambda gate, request: gate.known_agent(request)))
+
+
+@extended_card_any_agent
+class AnyAgentAdmitted(Gate):
+    def known_agent(self, request: web.Request) -> str:
+        if request.match_info.route.name == RPC_ROUTE:
+            return self.agent_id(request) or self.config.agents[0]
+        return super().known_agent(request)
 
 
 @declare("scopes-required", "a request without Nylorun-Scopes is refused", "AUTH-04")
@@ -126,6 +218,13 @@ def response_text_plain(call: wire.Call, response: web.Response) -> None:
     response.content_type = "text/plain"
 
 
+@declare("error-answers-text-plain", "JSON-RPC error answers are served as text/plain; results as JSON", "BIND-02")
+@wire.responses
+def error_answers_text_plain(call: wire.Call, response: web.Response) -> None:
+    if "error" in call.answer:
+        response.content_type = "text/plain"
+
+
 def _echo(response: web.Response, uris) -> None:
     """``A2A-Extensions`` as an answer with these URIs activated would carry it."""
     response.headers.popall("A2A-Extensions", None)
@@ -149,6 +248,44 @@ def echo_only_v1(call: wire.Call, response: web.Response) -> None:
 @wire.responses
 def echo_unknown_extension(call: wire.Call, response: web.Response) -> None:
     _echo(response, extensions.requested(call.http.headers.getall("A2A-Extensions", [])))
+
+
+@declare(
+    "echo-unknown-beside-declared",
+    "when a request activates a declared extension, every URI it asked for is echoed, undeclared ones too",
+    "EXT-02",
+)
+@wire.responses
+def echo_unknown_beside_declared(call: wire.Call, response: web.Response) -> None:
+    if "A2A-Extensions" in response.headers:
+        _echo(response, extensions.requested(call.http.headers.getall("A2A-Extensions", [])))
+
+
+@declare("no-echo-on-cancel", "CancelTask's answer does not echo the activated extensions", "EXT-01")
+@wire.responses
+def no_echo_on_cancel(call: wire.Call, response: web.Response) -> None:
+    if call.method == "CancelTask":
+        response.headers.popall("A2A-Extensions", None)
+
+
+@declare(
+    "extensions-split-on-comma-space",
+    'A2A-Extensions is split at ", " only: a list written without spaces is one unknown URI, activating nothing',
+    "EXT-01",
+)
+def extensions_split_on_comma_space(config: Any) -> Callable[..., Any]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        values = request.headers.getall("A2A-Extensions", [])
+        if values:
+            read = [part.replace(",", "%2C") for value in values for part in value.split(", ")]
+            headers = CIMultiDict(request.headers)
+            headers.popall("A2A-Extensions")
+            headers["A2A-Extensions"] = ", ".join(read)
+            request = request.clone(headers=headers)
+        return await handler(request)
+
+    return middleware
 
 
 def _declared_version(uri: str) -> str:

@@ -17,12 +17,12 @@ from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 
 
-def _other_subjects_for(action: Action) -> type[Access]:
-    """An Access that lets a caller ``action`` the tasks of its Agent's other subjects too."""
+def _other_subjects_for(*actions: Action) -> type[Access]:
+    """An Access that lets a caller do ``actions`` on the tasks of its Agent's other subjects too."""
 
     class OtherSubjects(Access):
         def allows(self, caller: Caller, task: TaskRecord, asked: Action) -> bool:
-            if asked == action:
+            if asked in actions:
                 return task.agent_id == caller.agent_id
             return super().allows(caller, task, asked)
 
@@ -37,7 +37,7 @@ declare("cross-subject-continue", "a message may continue another subject's task
     _other_subjects_for("continue")
 )
 declare("config-cross-subject", "another subject may manage a task's push configs", "PUSH-16")(
-    _other_subjects_for("configure")
+    _other_subjects_for("configure", "read-config", "list-configs", "delete-config")
 )
 
 
