@@ -42,10 +42,12 @@ def _load() -> dict[str, Any]:
         queue,
         scenarios,
         shapes,
+        streaming,
         tasks,
     )
 
-    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks)}
+    areas = (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, streaming, tasks)
+    loaded = {"AREAS": areas}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

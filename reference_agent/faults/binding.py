@@ -237,10 +237,10 @@ def _unserved_answered(method: str, error: RpcError):
     return wire.answers(rewrite)
 
 
-declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01")(
+declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01", "STREAM-04")(
     _unserved_answered("SendStreamingMessage", wire.METHOD_NOT_FOUND)
 )
-declare("subscribe-method-not-found", "SubscribeToTask answers -32601 instead of -32004", "UNSRV-02")(
+declare("subscribe-method-not-found", "SubscribeToTask answers -32601 instead of -32004", "UNSRV-02", "STREAM-04")(
     _unserved_answered("SubscribeToTask", wire.METHOD_NOT_FOUND)
 )
 declare("extended-card-not-configured", "GetExtendedAgentCard answers -32007 instead of -32004", "UNSRV-03")(
