@@ -207,12 +207,12 @@ class Dispatcher:
             raise invalid_params([("message.role", "a caller's message must have role ROLE_USER")])
         # A stream answers at once, whatever returnImmediately says (A2A §3.2.2).
         configuration = {**(params.get("configuration") or {}), "returnImmediately": True}
-        task = await self.engine.send(caller, {**params, "configuration": configuration})
+        task = await self.engine.streams.send(self.engine, caller, {**params, "configuration": configuration})
         asked = configuration.get("historyLength")
         return self._stream(task, "SendStreamingMessage", asked)
 
     async def _m_SubscribeToTask(self, caller: Caller, params: dict[str, Any]) -> Stream:
-        task = self.engine.get(caller, params["id"])
+        task = self.engine.streams.subscribed(self.engine, caller, params["id"])
         refusal = self.engine.streams.refusal(task)
         if refusal is not None:
             raise refusal

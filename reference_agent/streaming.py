@@ -12,10 +12,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nylorun_a2a_kit.reference_agent.errors import RpcError, unsupported
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
+
+if TYPE_CHECKING:
+    from nylorun_a2a_kit.reference_agent.caller import Caller
+    from nylorun_a2a_kit.reference_agent.engine import Engine
 
 METHODS = ("SendStreamingMessage", "SubscribeToTask")
 # How long a stream stays quiet before the agent writes an SSE comment: a closed connection shows at once.
@@ -45,6 +49,14 @@ class Streaming:
         """Whether the stream method ``method`` (one of METHODS) is served."""
         return False
 
+    async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+        """The task a SendStreamingMessage streams: as SendMessage's, with SendMessage's refusals."""
+        return await engine.send(caller, params)
+
+    def subscribed(self, engine: Engine, caller: Caller, task_id: str) -> TaskRecord:
+        """The task a SubscribeToTask names: one of the caller's, else TaskNotFoundError."""
+        return engine.get(caller, task_id)
+
     def refusal(self, task: TaskRecord) -> RpcError | None:
         """Why SubscribeToTask does not serve ``task``: it is in a terminal state (A2A §3.1.6)."""
         if task.state not in TERMINAL:
@@ -67,8 +79,17 @@ class Streaming:
     # -- the subscriptions
 
     def publish(self, task_id: str, event: Event) -> None:
+        """``event`` to every stream open on the task: each gets all of them, in the order announced."""
         for queue in self._open.get(task_id, ()):
             queue.put_nowait(event)
+
+    def closed(self, task_id: str, queue: asyncio.Queue) -> None:
+        """One stream of the task ended: it gets no more events; the task's other streams go on."""
+        queues = self._open.get(task_id, [])
+        if queue in queues:
+            queues.remove(queue)
+        if not queues:
+            self._open.pop(task_id, None)
 
     def close_all(self) -> None:
         for queues in self._open.values():
@@ -79,15 +100,7 @@ class Streaming:
         """A stream of ``task`` from now on, beginning with the task as it stands; ``ends``: that alone."""
         queue: asyncio.Queue = asyncio.Queue()
         self._open.setdefault(task.id, []).append(queue)
-
-        def close() -> None:
-            queues = self._open.get(task.id, [])
-            if queue in queues:
-                queues.remove(queue)
-            if not queues:
-                self._open.pop(task.id, None)
-
-        return Stream(self._events(task, method, render, queue, ends), close)
+        return Stream(self._events(task, method, render, queue, ends), lambda: self.closed(task.id, queue))
 
     async def _events(
         self, task: TaskRecord, method: str, render: Render, queue: asyncio.Queue, ends: bool

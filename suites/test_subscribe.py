@@ -104,3 +104,68 @@ def test_a_subscription_to_an_ended_task_is_refused(
     state = drivers.state(drivers.wait_for(a2a_client, task["id"], drivers.TERMINAL))
     exchange = a2a_client.call("SubscribeToTask", {"id": task["id"]})
     streams.expect_refused(exchange, f"SubscribeToTask on a task in state {state}")
+
+
+# -- several streams of one task (A2A §3.5.2)
+
+
+def second_stream(exchange: Exchange, client: A2AClient, task_id: str) -> None:
+    """A second stream the Agent refused: A2A lets it serve one stream per task, so nothing is judged."""
+    if exchange.events is None and exchange.is_error:
+        now = drivers.state(client.get_task(task_id).task)
+        ended = f" (the task was {now} by then)" if now in drivers.TERMINAL else ""
+        not_checked(f"the Agent refused a second stream on the task{ended}: A2A §3.5.2 lets it serve one")
+
+
+@pytest.mark.req("STREAM-05")
+@pytest.mark.scenario("slow")
+def test_two_streams_of_a_task_carry_the_same_updates_in_the_same_order(
+    a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
+):
+    declared(a2a_target)
+    task = a2a_client.send(drivers.scenario("slow", 2_000), return_immediately=True).task
+    a2a_cancel_at_end(a2a_client, task["id"])
+    first = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
+    first.first_event(a2a_target.timeout_s)
+    second = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
+    earlier, later = first.exchange(), second.exchange()
+    judge(earlier, a2a_client, task["id"])
+    second_stream(later, a2a_client, task["id"])
+    judge(later, a2a_client, task["id"])
+    same_events(earlier, first.arrivals, later, second.arrivals)
+
+
+def same_events(earlier: Exchange, arrivals: list[float], later: Exchange, later_arrivals: list[float]) -> None:
+    """The later stream carries every update the earlier one got once the later one had begun (and its first
+    Task did not already show), in the same order, and no update the earlier one did not get."""
+    begun, snapshot = later_arrivals[0], streams.first_task(later.events[0]) or {}
+    seen, shown = streams.updates(earlier), streams.updates(later)
+    owed = [u for u, at in zip(seen, arrivals[1:], strict=False) if at > begun and not streams.reflected(u, snapshot)]
+    foreign = [u for u in shown if u not in seen]
+    if foreign:
+        later.fail(f"a stream of the task carried updates its other stream never got: {foreign}"[:2000])
+    carried = iter(shown)
+    missed = [u for u in owed if not any(u == s for s in carried)]  # owed must be a subsequence of shown
+    if missed:
+        later.fail(f"a stream of the task missed, or got out of order, updates its other stream got: {missed}"[:2000])
+
+
+@pytest.mark.req("STREAM-05")
+@pytest.mark.scenario("slow")
+def test_closing_one_stream_of_a_task_leaves_the_other_to_its_end(
+    a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
+):
+    declared(a2a_target)
+    task = a2a_client.send(drivers.scenario("slow", 2_000), return_immediately=True).task
+    a2a_cancel_at_end(a2a_client, task["id"])
+    kept = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
+    kept.first_event(a2a_target.timeout_s)
+    closed = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]}, close_after_first=True)
+    second_stream(closed.exchange(), a2a_client, task["id"])
+    exchange = kept.exchange()
+    judge(exchange, a2a_client, task["id"])
+    if streams.last_state(exchange.events or []) not in drivers.TERMINAL:
+        not_checked(
+            "the kept stream closed before the task ended (A2A allows an early close), so whether closing "
+            "the other stream ended it cannot be told"
+        )

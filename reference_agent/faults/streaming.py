@@ -11,12 +11,14 @@ from typing import Any
 
 from aiohttp import web
 
+from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
-from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found
+from nylorun_a2a_kit.reference_agent.engine import Engine
+from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found, unsupported
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import Fault, declare
 from nylorun_a2a_kit.reference_agent.status import update_event
-from nylorun_a2a_kit.reference_agent.store import TaskRecord
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 from nylorun_a2a_kit.reference_agent.streaming import Event, Render, Streaming
 
 
@@ -172,3 +174,111 @@ class FailedNotFound(Streaming):
 class SubscribeUndeclared(Streaming):
     def serves(self, method: str) -> bool:
         return method == "SubscribeToTask"
+
+
+# -- the errors of the stream methods (A2A §3.1.2 and §3.1.6 Errors)
+
+
+@streamed(
+    "stream-continues-ended-task",
+    "SendStreamingMessage continuing a task in a terminal state answers a stream of the task instead of "
+    "UnsupportedOperationError (SendMessage refuses it)",
+    "STREAM-06",
+)
+class ContinuesEndedTask(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+        try:
+            return await super().send(engine, caller, params)
+        except RpcError as refused:
+            ended = engine.store.get(params["message"].get("taskId") or "")
+            if refused.name != "UnsupportedOperationError" or ended is None or ended.state not in TERMINAL:
+                raise
+            return ended
+
+
+@streamed(
+    "stream-unknown-task-starts-new",
+    "SendStreamingMessage naming a taskId that does not exist starts a new task and streams it (SendMessage "
+    "refuses it)",
+    "STREAM-06",
+)
+class UnknownTaskStartsNew(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+        try:
+            return await super().send(engine, caller, params)
+        except RpcError as refused:
+            if refused.name != "TaskNotFoundError":
+                raise
+            message = {k: v for k, v in params["message"].items() if k != "taskId"}
+            return await super().send(engine, caller, {**params, "message": message})
+
+
+@streamed(
+    "subscribe-unknown-task-unsupported",
+    "SubscribeToTask on a task id that does not exist answers UnsupportedOperationError, not TaskNotFoundError",
+    "STREAM-06",
+)
+class UnknownTaskUnsupported(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    def subscribed(self, engine: Engine, caller: Caller, task_id: str) -> TaskRecord:
+        if engine.store.get(task_id) is None:
+            raise unsupported("No such task to subscribe to.", "OPERATION_NOT_SUPPORTED", taskId=task_id)
+        return super().subscribed(engine, caller, task_id)
+
+
+@streamed(
+    "subscribe-other-subject",
+    "SubscribeToTask streams another subject's task (the other methods answer it as not found)",
+    "STREAM-06",
+)
+class SubscribeOtherSubject(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    def subscribed(self, engine: Engine, caller: Caller, task_id: str) -> TaskRecord:
+        task = engine.store.get(task_id)
+        return (
+            task
+            if task is not None and task.agent_id == caller.agent_id
+            else super().subscribed(engine, caller, task_id)
+        )
+
+
+# -- several streams of one task (A2A §3.5.2)
+
+
+@streamed(
+    "second-stream-misses-artifacts",
+    "with two streams open on a task, artifact updates reach only the first (status updates reach both)",
+    "STREAM-05",
+)
+class SecondStreamMissesArtifacts(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    def publish(self, task_id: str, event: Event) -> None:
+        if "artifactUpdate" not in event:
+            return super().publish(task_id, event)
+        for queue in self._open.get(task_id, ())[:1]:
+            queue.put_nowait(event)
+
+
+@streamed(
+    "closing-a-stream-ends-all",
+    "closing one stream of a task unsubscribes all of them: the others stay open but get no further events",
+    "STREAM-05",
+)
+class ClosingOneEndsAll(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    def closed(self, task_id: str, queue: Any) -> None:
+        self._open.pop(task_id, None)
