@@ -82,6 +82,29 @@ def judge(exchange: Exchange, client: A2AClient, target: Target) -> str | None:
     return task["id"]
 
 
+@pytest.mark.req("STREAM-07")
+@pytest.mark.scenario("approve")
+def test_a_stream_stays_open_while_its_task_waits_for_authorization(
+    a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
+):
+    """A2A §7.6.1: the task pauses in AUTH_REQUIRED; the kit then cancels it, which the open stream must carry."""
+    declared(a2a_target)
+    stream = streams.Background(a2a_client, "SendStreamingMessage", {"message": message(drivers.scenario("approve"))})
+    paused = stream.reaches("TASK_STATE_AUTH_REQUIRED", a2a_target.timeout_s)
+    task = streams.first_task(stream.first_event(0))
+    if task is not None:
+        a2a_cancel_at_end(a2a_client, task["id"])
+        if paused:
+            a2a_client.cancel(task["id"])
+    exchange = stream.exchange()
+    judge(exchange, a2a_client, a2a_target)
+    shown = streams.last_state(exchange.events or [])
+    if shown == "TASK_STATE_AUTH_REQUIRED" and exchange.stream_closed:
+        exchange.fail("the stream closed when its task paused for authorization (A2A §7.6.1 has it kept open)")
+    if shown != "TASK_STATE_CANCELED":
+        not_checked(f"the stream showed the task {shown}, not paused for authorization and then canceled")
+
+
 # -- an Agent whose card does not declare streaming (A2A §3.3.4)
 
 

@@ -88,7 +88,7 @@ def test_clean_reference_agent_passes_everything(fault_runs):
     )
 
 
-STREAM_RULES = ("STREAM-01", "STREAM-02", "STREAM-03")
+STREAM_RULES = ("STREAM-01", "STREAM-02", "STREAM-03", "STREAM-05", "STREAM-06", "STREAM-07")
 
 
 def test_an_agent_that_streams_as_a2a_has_it_passes_the_stream_checks(tmp_path):

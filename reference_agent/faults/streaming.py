@@ -74,6 +74,19 @@ class OpenAfterCancel(Streaming):
 
 
 @streamed(
+    "stream-closes-at-auth-required",
+    "a stream closes when its task pauses for authorization (AUTH_REQUIRED), as at a terminal state",
+    "STREAM-07",
+)
+class ClosesAtAuthRequired(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+    def closes_at(self, state: str, method: str) -> bool:
+        return super().closes_at(state, method) or state == "TASK_STATE_AUTH_REQUIRED"
+
+
+@streamed(
     "stream-artifact-of-another-task",
     "artifact updates on a stream name the context id as their taskId (status updates name the task)",
     "STREAM-01",
