@@ -136,29 +136,32 @@ def test_scope_is_decided_once_per_section():
 
 
 def test_spec_requirements_are_traced_at_their_level():
-    """A requirement of page kind spec stands on the rules that name it: at its level, the RFC 2119 ones (or,
-    when none names it, the ones stated in lower case)."""
+    """A requirement of page kind spec stands on the rules that name it: at its level, the RFC 2119 sentences
+    (or, when none names it, the rules stated otherwise: in lower case, in a list, a table or an annotation)."""
     index = spec_trace.load()
     for requirement in requirements.load().values():
         if requirement.page != "spec":
             continue
         naming = [e for e in index.entries if requirement.id in e.requirement]
         assert naming, f"{requirement.id} is a spec requirement that no rule of the index names"
-        upper = {e.level for e in naming if e.level in UPPER}
+        upper = {e.level for e in naming if e.kind in ("sentence", "proto") and e.level in UPPER}
         levels = upper or {e.level.upper() for e in naming}
         assert levels == {requirement.level}, f"{requirement.id} is {requirement.level}, its rules {levels}"
 
 
 def test_requirements_cite_the_sections_traced_to_them():
-    """A requirement cites where each rule traced to it stands: its section, or for a proto rule a2a.proto
-    (or a section that renders the element's message, when the specification is here)."""
+    """A requirement cites where each rule traced to it stands: its section; for a proto rule a2a.proto, or a
+    section that renders the element's message (when the specification is here); for a REQUIRED field also
+    §5.7, which says what the annotation asks."""
     index = spec_trace.load()
     known = requirements.load()
     tables = spec_trace.proto_tables(SPECIFICATION.read_text(encoding="utf-8")) if SPECIFICATION.is_file() else {}
 
     def cited(spec: str | None, entry: spec_trace.Entry) -> bool:
         if entry.kind in ("proto", "required"):
-            rendered = tables.get(entry.section.split(".", 1)[0], set())
+            rendered = tables.get(entry.section.split(".", 1)[0], set()) | (
+                {"5.7"} if entry.kind == "required" else set()
+            )
             return "a2a.proto" in (spec or "") or any(spec_trace.cites(spec, "a2a", s) for s in rendered)
         section = "5.4" if entry.kind == "error_code" else entry.section
         return spec_trace.cites(spec, entry.source, section)
