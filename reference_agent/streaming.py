@@ -12,14 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import RpcError, unsupported
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
-
-if TYPE_CHECKING:
-    from nylorun_a2a_kit.reference_agent.caller import Caller
-    from nylorun_a2a_kit.reference_agent.engine import Engine
 
 METHODS = ("SendStreamingMessage", "SubscribeToTask")
 # How long a stream stays quiet before the agent writes an SSE comment: a closed connection shows at once.
@@ -28,6 +25,14 @@ _END = object()  # put on every open stream when the agent stops
 
 Event = dict[str, Any]
 Render = Callable[[TaskRecord], dict[str, Any]]
+
+
+class Engine(Protocol):
+    """What a stream asks of the engine: the task a message goes to, and the caller's task of an id."""
+
+    async def send(self, caller: Caller, params: dict[str, Any]) -> TaskRecord: ...
+
+    def get(self, caller: Caller, task_id: str) -> TaskRecord: ...
 
 
 @dataclass
