@@ -247,24 +247,6 @@ class UnknownTaskUnsupported(Streaming):
         return super().subscribed(engine, caller, task_id)
 
 
-@streamed(
-    "subscribe-other-subject",
-    "SubscribeToTask streams another subject's task (the other methods answer it as not found)",
-    "STREAM-06",
-)
-class SubscribeOtherSubject(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
-    def subscribed(self, engine: Engine, caller: Caller, task_id: str) -> TaskRecord:
-        task = engine.store.get(task_id)
-        return (
-            task
-            if task is not None and task.agent_id == caller.agent_id
-            else super().subscribed(engine, caller, task_id)
-        )
-
-
 # -- several streams of one task (A2A §3.5.2)
 
 
