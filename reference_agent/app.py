@@ -30,6 +30,7 @@ from nylorun_a2a_kit.reference_agent.gate import (
 )
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
 from nylorun_a2a_kit.reference_agent.store import Store
+from nylorun_a2a_kit.reference_agent.streaming import Stream
 
 log = logging.getLogger("reference_agent")
 ENGINE: web.AppKey[Engine] = web.AppKey("engine", Engine)
@@ -76,7 +77,24 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
     headers = {"A2A-Extensions": ", ".join(sorted(active))} if active else {}
     if answer is None:  # a notification: JSON-RPC 2.0 §4.1 has the server not reply
         return web.Response(status=204, headers=headers)
+    if isinstance(answer, Stream):
+        return await _serve_stream(request, answer, headers)
     return web.Response(text=json.dumps(answer), content_type="application/json", headers=headers)
+
+
+async def _serve_stream(request: web.Request, stream: Stream, headers: dict[str, str]) -> web.StreamResponse:
+    """Server-Sent Events (A2A §9.4.2): one ``data:`` event per JSON-RPC response, a comment while quiet."""
+    response = web.StreamResponse(headers={**headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+    try:
+        await response.prepare(request)
+        async for answer in stream.events:
+            await response.write(b": waiting\n\n" if answer is None else f"data: {json.dumps(answer)}\n\n".encode())
+        await response.write_eof()
+    except ConnectionResetError:  # the caller went away: its stream ends here
+        pass
+    finally:
+        stream.close()
+    return response
 
 
 async def handle_turns(request: web.Request) -> web.StreamResponse:

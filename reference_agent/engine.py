@@ -29,6 +29,7 @@ from nylorun_a2a_kit.reference_agent.scenarios import Scenarios
 from nylorun_a2a_kit.reference_agent.seams import CORRECT, Seams
 from nylorun_a2a_kit.reference_agent.status import StatusReport, update_event
 from nylorun_a2a_kit.reference_agent.store import ACTIVE, INTERRUPTED, TERMINAL, Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.streaming import Streaming
 from nylorun_a2a_kit.reference_agent.turn import Files, Turn
 
 __all__ = ["Caller", "Engine"]
@@ -53,6 +54,7 @@ class Engine:
         self.interactions = seams.make(Interactions)
         self.scenarios = seams.make(Scenarios, self.interactions)
         self.report, self.files = seams.make(StatusReport), seams.make(Files)
+        self.streams = seams.make(Streaming)
 
     # -- life cycle
 
@@ -67,6 +69,7 @@ class Engine:
     async def stop(self) -> None:
         # Wake every blocked SendMessage so the server can answer it and shut down without waiting.
         self._closing = True
+        self.streams.close_all()
         for event in self._changed.values():
             event.set()
         for runner in list(self._runners.values()):
@@ -77,9 +80,11 @@ class Engine:
         await self.sender.stop()
 
     def announce(self, task: TaskRecord, event: dict[str, Any]) -> None:
-        """Queue a StreamResponse event for every push config of the task, as each config's caller sees it."""
+        """Queue a StreamResponse event for every push config of the task, as each config's caller sees it, and
+        for every stream open on it."""
         for config in self.push_configs.deliverable(task.id):
             self.sender.enqueue(task.id, extensions.visible_event(event, config.extensions), config)
+        self.streams.publish(task.id, event)
 
     def _start_runner(self, task: TaskRecord, base_url: str) -> None:
         runner = asyncio.get_running_loop().create_task(self._run(task, base_url))

@@ -85,7 +85,9 @@ def visible_task(task: dict[str, Any], active: frozenset[str]) -> dict[str, Any]
 
 
 def visible_event(event: dict[str, Any], active: frozenset[str]) -> dict[str, Any]:
-    """A push's StreamResponse as the caller who made the config sees it."""
+    """A StreamResponse (a push's, a stream's) as the caller who made the config, or opened the stream, sees it."""
+    if isinstance(event.get("task"), dict):
+        return {"task": visible_task(event["task"], active)}
     if isinstance(event.get("statusUpdate"), dict):
         update = _shown(event["statusUpdate"], active)
         status = update.get("status")

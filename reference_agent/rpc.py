@@ -14,6 +14,8 @@ from nylorun_a2a_kit.reference_agent.errors import RpcError, invalid_params, uns
 from nylorun_a2a_kit.reference_agent.policies import Action
 from nylorun_a2a_kit.reference_agent.seams import CORRECT, Seams
 from nylorun_a2a_kit.reference_agent.store import TaskRecord
+from nylorun_a2a_kit.reference_agent.streaming import METHODS as STREAM_METHODS
+from nylorun_a2a_kit.reference_agent.streaming import Stream
 
 log = logging.getLogger("reference_agent")
 SUPPORTED_VERSIONS = ("1.0",)
@@ -135,8 +137,9 @@ class Dispatcher:
     def error(self, request_id: Any, err: RpcError) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "error": err.to_json()}
 
-    async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any] | None:
-        """The answer to one request body; None for a notification, which is served but gets no reply."""
+    async def handle(self, body: bytes, version_header: str | None, caller: Caller) -> dict[str, Any] | Stream | None:
+        """The answer to one request body (a stream's answers, for a stream method served); None for a
+        notification, which is served but gets no reply."""
         try:
             request = parse_json(body)
         except ValueError:
@@ -166,15 +169,30 @@ class Dispatcher:
             log.exception("method %s failed", request.get("method"))
             err = RpcError("InternalError", "Internal error", reason="INTERNAL")
             return self.error(request_id, err) if self.reading.replies(request, err) else None
+        if isinstance(result, Stream):
+            if not self.reading.replies(request, None):
+                result.close()
+                return None
+            return self._answers(request_id, result, self.disclosure.shown(caller.extensions))
         if not self.reading.replies(request, None):
             return None
         result = self.disclosure.visible(request["method"], result, self.disclosure.shown(caller.extensions))
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
+    def _answers(self, request_id: Any, stream: Stream, shown: frozenset[str]) -> Stream:
+        """A stream's events as JSON-RPC responses to the request (A2A §9.4.2), as the caller sees them."""
+
+        async def answers():
+            async for event in stream.events:
+                visible = None if event is None else extensions.visible_event(event, shown)
+                yield None if visible is None else {"jsonrpc": "2.0", "id": request_id, "result": visible}
+
+        return Stream(answers(), stream.close)
+
     async def _dispatch(self, request: dict[str, Any], version_header: str | None, caller: Caller) -> Any:
         method = request["method"]
         self.compatibility.check(version_header, caller, method)
-        if method in UNSERVED:
+        if method in UNSERVED and not (method in STREAM_METHODS and self.engine.streams.serves(method)):
             params = request.get("params")
             raise self.unserved.refusal(caller, method, params if isinstance(params, dict) else {})
         if method in PUSH_METHODS and not self.config.push_enabled:
@@ -197,6 +215,34 @@ class Dispatcher:
             raise invalid_params([("message.role", "a caller's message must have role ROLE_USER")])
         task = await self.engine.send(caller, params)
         return self.rendering.sent(task, (params.get("configuration") or {}).get("historyLength"))
+
+    # -- streams, when served
+
+    async def _m_SendStreamingMessage(self, caller: Caller, params: dict[str, Any]) -> Stream:
+        if params["message"].get("role") != "ROLE_USER":
+            raise invalid_params([("message.role", "a caller's message must have role ROLE_USER")])
+        # A stream answers at once, whatever returnImmediately says (A2A §3.2.2).
+        configuration = {**(params.get("configuration") or {}), "returnImmediately": True}
+        task = await self.engine.streams.send(self.engine, caller, {**params, "configuration": configuration})
+        asked = configuration.get("historyLength")
+        return self._stream(task, "SendStreamingMessage", asked)
+
+    async def _m_SubscribeToTask(self, caller: Caller, params: dict[str, Any]) -> Stream:
+        task = self.engine.streams.subscribed(self.engine, caller, params["id"])
+        refusal = self.engine.streams.refusal(task)
+        if refusal is not None:
+            raise refusal
+        return self._stream(task, "SubscribeToTask", None)
+
+    def _stream(self, task: TaskRecord, method: str, asked: int | None) -> Stream:
+        # A queued message has no turn yet, so nothing is announced under its id: its stream is the Task alone.
+        queued = bool(task.scenario.get("queued"))
+        current = task if queued else self.engine.store.get(task.id) or task
+
+        def render(shown: TaskRecord) -> dict[str, Any]:
+            return self.rendering.task(shown, method, asked)
+
+        return self.engine.streams.open(current, method, render, ends=queued)
 
     # -- push notification configs
 

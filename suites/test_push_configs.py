@@ -144,24 +144,6 @@ def test_configs_of_another_subject_answer_as_missing(
         listed.fail(f"another subject's {method} must create, reveal or delete nothing")
 
 
-@pytest.mark.req("PUSH-17")
-@pytest.mark.parametrize("method", METHODS)
-def test_config_methods_on_a_missing_task_answer_not_found(a2a_pushing: Target, a2a_client: A2AClient, method: str):
-    methods.Harmless(method).send(a2a_client).expect_error("TaskNotFoundError")
-
-
-@pytest.mark.req("PUSH-17")
-@pytest.mark.scenario("ask")
-def test_missing_config_of_own_task_answers_not_found(
-    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
-):
-    task = drivers.run(a2a_client, "ask")
-    a2a_cancel_at_end(a2a_client, task["id"])
-    drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.endpoint().url).ok()
-    params = {"taskId": task["id"], "id": new_id("kit-missing-config")}
-    a2a_client.call("GetTaskPushNotificationConfig", params).expect_error("TaskNotFoundError")
-
-
 @pytest.mark.req("PUSH-03")
 @pytest.mark.scenario("complete")
 def test_without_push_a_config_inside_send_message_is_refused_or_unused(

@@ -58,3 +58,39 @@ def test_push_config_answers_keep_their_shape(
         a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}),
         a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]}),
     )
+
+
+# -- what a2a.proto says of answered objects beyond their schema
+
+
+def _agents_messages(task: dict) -> list[dict]:
+    status = task.get("status") or {}
+    shown = [status["message"]] if isinstance(status.get("message"), dict) else []
+    return shown + [m for m in task.get("history") or [] if isinstance(m, dict) and m.get("role") == "ROLE_AGENT"]
+
+
+@pytest.mark.req("SHAPE-02")
+def test_the_agents_messages_carry_their_context_and_task(a2a_client: A2AClient):
+    sent = a2a_client.send(drivers.ORDINARY_TEXT)
+    if "message" in sent.result:  # a direct Message answer: no task, but still its context
+        if not sent.result["message"].get("contextId"):
+            sent.fail("a message the Agent sends carries its contextId (a2a.proto Message)")
+        return
+    task = drivers.settle(a2a_client, sent.task)
+    exchange = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
+    task = exchange.task
+    for message in _agents_messages(task):
+        if message.get("contextId") != task.get("contextId"):
+            exchange.fail(f"message {message.get('messageId')} must carry its task's contextId {task.get('contextId')}")
+        if message.get("taskId") not in (None, task["id"]):
+            exchange.fail(f"message {message.get('messageId')} names task {message.get('taskId')}, not {task['id']}")
+
+
+@pytest.mark.req("SHAPE-02")
+@pytest.mark.scenario("complete")
+def test_a_tasks_artifacts_have_distinct_ids(a2a_client: A2AClient):
+    task = drivers.run(a2a_client, "complete")
+    exchange = a2a_client.get_task(task["id"])
+    ids = [a.get("artifactId") for a in exchange.task.get("artifacts") or []]
+    if len(ids) != len(set(ids)):
+        exchange.fail(f"the artifacts of a task must have distinct artifactIds (a2a.proto Artifact), got {ids}")

@@ -1,5 +1,8 @@
 """What the profile does not serve answers UnsupportedOperationError (-32004): each unserved method, on every
-task state and in every form a client sends it, as a plain JSON-RPC error that changes nothing."""
+task state and in every form a client sends it, as a plain JSON-RPC error that changes nothing.
+
+That an Agent whose card says streaming false refuses both stream methods is an A2A rule of its own, checked
+at the core tier with the streaming checks (test_streaming.py); these are the profile's rules beyond it."""
 
 from __future__ import annotations
 

@@ -68,8 +68,13 @@ def _in_worker_order(runs: list[str]) -> list[str]:
 
 
 # With push on, the checks of an Agent without push do not apply; they run in the push-off run below. The
-# streaming checks apply to an Agent whose card declares streaming (the card-streaming fault's run).
-CLEAN_SKIPS = ("not applicable: the card says pushNotifications true", "not applicable: the card says streaming false")
+# streaming checks apply to an Agent whose card declares streaming (the card-streaming fault's Agent, below), the
+# extended card's answer to one that declares it (the card-extended fault's run).
+CLEAN_SKIPS = (
+    "not applicable: the card says pushNotifications true",
+    "not applicable: the card says streaming false",
+    "not applicable: the card says extendedAgentCard false",
+)
 
 
 def test_clean_reference_agent_passes_everything(fault_runs):
@@ -81,6 +86,19 @@ def test_clean_reference_agent_passes_everything(fault_runs):
         "against the embedded reference agent every check applies and passes; "
         f"got {verdicts.summary()}: {unexpected + verdicts.with_outcome('failed')}"
     )
+
+
+STREAM_RULES = ("STREAM-01", "STREAM-02", "STREAM-03", "STREAM-05", "STREAM-06", "STREAM-07")
+
+
+def test_an_agent_that_streams_as_a2a_has_it_passes_the_stream_checks(tmp_path):
+    """card-streaming breaks only the profile's rules: its streams are A2A's, so every stream check passes."""
+    verdicts = run_suites(
+        tmp_path, "--a2a-reference-fault=card-streaming", f"--a2a-req={','.join(STREAM_RULES)}", lean=True
+    )
+    assert verdicts.returncode == 0, verdicts.output[-5000:]
+    streamed = [t for t, ids in verdicts.requirements.items() if set(ids) & set(STREAM_RULES)]
+    assert streamed and all(verdicts.outcomes[t] == "passed" for t in streamed), verdicts.summary()
 
 
 def test_reference_agent_without_push_passes_its_checks(fault_runs):

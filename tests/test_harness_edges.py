@@ -140,7 +140,7 @@ MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts
     ],
 )
 def test_the_stream_rule_passes_what_a2a_allows_and_fails_each_break(events, closed, verdict):
-    from nylorun_a2a_kit.suites.test_streaming import stream_verdict
+    from nylorun_a2a_kit.fixtures.scenarios.streams import verdict as stream_verdict
 
     problem, unsettled = stream_verdict(events, closed)
     expected_problem, expected_unsettled = verdict

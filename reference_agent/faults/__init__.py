@@ -44,12 +44,13 @@ def _load() -> dict[str, Any]:
         queue,
         scenarios,
         shapes,
+        streaming,
         tasks,
         versioning,
     )
 
     areas = (binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios, shapes)
-    loaded = {"AREAS": (*areas, tasks, versioning)}
+    loaded = {"AREAS": (*areas, streaming, tasks, versioning)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

@@ -321,13 +321,13 @@ def extended_card_without_params_invalid(call: wire.Call) -> None:
         call.answer_error(RpcError("InvalidParamsError", "params are required", reason="INVALID_ARGUMENT"))
 
 
-declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01")(
+declare("streaming-method-not-found", "SendStreamingMessage answers -32601 instead of -32004", "UNSRV-01", "STREAM-04")(
     _unserved_answered("SendStreamingMessage", wire.METHOD_NOT_FOUND)
 )
-declare("subscribe-method-not-found", "SubscribeToTask answers -32601 instead of -32004", "UNSRV-02")(
+declare("subscribe-method-not-found", "SubscribeToTask answers -32601 instead of -32004", "UNSRV-02", "STREAM-04")(
     _unserved_answered("SubscribeToTask", wire.METHOD_NOT_FOUND)
 )
-declare("extended-card-not-configured", "GetExtendedAgentCard answers -32007 instead of -32004", "UNSRV-03")(
+declare("extended-card-not-configured", "GetExtendedAgentCard answers -32007 instead of -32004", "UNSRV-03", "CARD-11")(
     _unserved_answered(
         "GetExtendedAgentCard",
         RpcError("ExtendedAgentCardNotConfiguredError", "No extended card", reason="EXTENDED_CARD_NOT_CONFIGURED"),

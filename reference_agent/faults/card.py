@@ -35,8 +35,12 @@ def _capability(name: str, value: bool) -> MiddlewareFactory:
     return wire.cards(rewrite)
 
 
-declare("card-streaming", "the card says streaming: true", "CARD-03", "STREAM-01")(_capability("streaming", True))
-declare("card-extended", "the card says extendedAgentCard: true", "CARD-04")(_capability("extendedAgentCard", True))
+declare(
+    "card-extended",
+    "the card says extendedAgentCard: true, yet GetExtendedAgentCard is refused -32004",
+    "CARD-04",
+    "CARD-11",
+)(_capability("extendedAgentCard", True))
 declare("card-hides-push", "the card says pushNotifications false while push is configured", "PUSH-04")(
     _capability("pushNotifications", False)
 )

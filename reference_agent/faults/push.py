@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from nylorun_a2a_kit.reference_agent.delivery import SCHEDULE_S, TOKEN_HEADER, RetryPolicy, Webhooks
+from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.push import Config, Destinations, PushConfigs
@@ -259,3 +260,65 @@ class RetriesForever(RetryPolicy):
 
     def expired(self, first_at: float, next_at: float) -> bool:
         return False
+
+
+# -- a task, or a config, that does not exist (A2A §3.1.7–§3.1.10 Errors)
+
+
+def _missing_answered(method: str, reason: str, rewrite: Any) -> Any:
+    """A rewrite: ``method``'s TaskNotFoundError of ``reason`` (a task, or a config, not found) answered otherwise."""
+
+    def answered(call: wire.Call) -> None:
+        if call.method == method and call.reason == reason:
+            rewrite(call)
+
+    return wire.answers(answered)
+
+
+def _invalid(call: wire.Call) -> None:
+    call.answer_error(RpcError("InvalidParamsError", "Invalid parameters: id", reason="INVALID_ARGUMENT"))
+
+
+def _result(make: Any) -> Any:
+    """A rewrite: the error becomes the result ``make(params)``."""
+
+    def rewrite(call: wire.Call) -> None:
+        call.answer.pop("error", None)
+        call.answer["result"] = make(call.params)
+
+    return rewrite
+
+
+declare(
+    "push-create-on-missing-task",
+    "CreateTaskPushNotificationConfig naming a task that does not exist answers the config as created",
+    "PUSH-17",
+)(
+    _missing_answered(
+        "CreateTaskPushNotificationConfig", "TASK_NOT_FOUND", _result(lambda p: {**p, "id": "push-config-1"})
+    )
+)
+declare(
+    "push-get-on-missing-task-invalid",
+    "GetTaskPushNotificationConfig naming a task that does not exist answers -32602",
+    "PUSH-17",
+)(_missing_answered("GetTaskPushNotificationConfig", "TASK_NOT_FOUND", _invalid))
+declare(
+    "push-list-on-missing-task-empty",
+    "ListTaskPushNotificationConfigs naming a task that does not exist answers an empty list",
+    "PUSH-17",
+)(
+    _missing_answered(
+        "ListTaskPushNotificationConfigs", "TASK_NOT_FOUND", _result(lambda p: {"configs": [], "nextPageToken": ""})
+    )
+)
+declare(
+    "push-delete-on-missing-task-ok",
+    "DeleteTaskPushNotificationConfig naming a task that does not exist answers success",
+    "PUSH-17",
+)(_missing_answered("DeleteTaskPushNotificationConfig", "TASK_NOT_FOUND", _result(lambda p: {})))
+declare(
+    "push-get-missing-config-invalid",
+    "GetTaskPushNotificationConfig naming a config the task does not have answers -32602",
+    "PUSH-17",
+)(_missing_answered("GetTaskPushNotificationConfig", "PUSH_CONFIG_NOT_FOUND", _invalid))

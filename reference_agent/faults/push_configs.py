@@ -25,29 +25,6 @@ class ConfigListCrossSubject(Access):
 
 
 @declare(
-    "delete-on-missing-task-succeeds",
-    "DeleteTaskPushNotificationConfig naming a task that does not exist answers success, read as idempotent",
-    "PUSH-17",
-)
-@wire.answers
-def delete_on_missing_task_succeeds(call: wire.Call) -> None:
-    if call.method == "DeleteTaskPushNotificationConfig" and call.reason == "TASK_NOT_FOUND":
-        call.answer.pop("error")
-        call.answer["result"] = {}
-
-
-@declare(
-    "missing-config-invalid-params",
-    "GetTaskPushNotificationConfig of a config id the task does not have answers -32602, not -32001",
-    "PUSH-17",
-)
-@wire.answers
-def missing_config_invalid_params(call: wire.Call) -> None:
-    if call.reason == "PUSH_CONFIG_NOT_FOUND":
-        call.answer_error(invalid_params([("id", "names no push notification config of the task")]))
-
-
-@declare(
     "inline-config-invalid-without-push",
     "without a push secret, a SendMessage carrying a push config is refused -32602, not -32003",
     "PUSH-03",

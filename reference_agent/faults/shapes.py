@@ -8,6 +8,8 @@ from typing import Any
 from nylorun_a2a_kit.reference_agent.errors import ERROR_INFO
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.status import StatusReport
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 
 CONFIG_RESULTS = ("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig")
 
@@ -42,3 +44,25 @@ def push_config_without_url(call: wire.Call) -> None:
     result = call.answer.get("result")
     if call.method in CONFIG_RESULTS and isinstance(result, dict):
         result.pop("url", None)
+
+
+@declare(
+    "terminal-status-without-context",
+    "the status message of a task's terminal state carries no contextId (its other messages do)",
+    "SHAPE-02",
+)
+class TerminalStatusWithoutContext(StatusReport):
+    def message(self, task: TaskRecord, state: str, text: str | None, data: dict[str, Any]) -> dict[str, Any] | None:
+        shown = super().message(task, state, text, data)
+        if shown is not None and state in TERMINAL:
+            shown.pop("contextId", None)
+        return shown
+
+
+@declare("artifact-id-repeated", "a task with three or more artifacts repeats its second artifact's id", "SHAPE-02")
+@wire.answers
+def artifact_id_repeated(call: wire.Call) -> None:
+    for task in call.tasks():
+        artifacts = task.get("artifacts") or []
+        if len(artifacts) >= 3:
+            artifacts[2]["artifactId"] = artifacts[1]["artifactId"]
