@@ -13,6 +13,7 @@ import pytest
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures.client import A2AClient, looks_like_jsonrpc, new_id
+from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 METHODS = sorted(schemas.method_names())
@@ -56,10 +57,17 @@ def _without_a_required_field(method: str) -> dict[str, Any]:
     return {k: v for k, v in _good_params(method).items() if k != left_out}
 
 
+def _with_a_field_of_the_wrong_type(method: str) -> dict[str, Any]:
+    """The good params with their first required field a list (no A2A request field is one)."""
+    return {**_good_params(method), _required(method)[0]: ["kit-wrong-type"]}
+
+
 def _answered(client: A2AClient, method: str, params: dict[str, Any]) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": new_id("req"), "method": method, "params": params}).encode()
     headers = {**client.headers(), "Accept": "application/json, text/event-stream"}
     exchange = client.post(body, method=method, headers=headers)
+    if exchange.status is not None and 400 <= exchange.status < 500 and not looks_like_jsonrpc(exchange):
+        not_checked(f"{method} got the HTTP refusal {exchange.status}, which the authentication checks judge")
     if not looks_like_jsonrpc(exchange):
         exchange.fail(f"{method} must be answered with a JSON-RPC Response (a result or an error), whatever it serves")
     task = exchange.json.get("result", {}) if isinstance(exchange.json, dict) else {}
@@ -77,3 +85,9 @@ def test_every_method_answers_a_response(a2a_client: A2AClient, method: str):
 @pytest.mark.parametrize("method", [m for m in METHODS if _required(m)])
 def test_a_request_missing_a_required_field_gets_a_response(a2a_client: A2AClient, method: str):
     _answered(a2a_client, method, _without_a_required_field(method))
+
+
+@pytest.mark.req("ERR-14")
+@pytest.mark.parametrize("method", [m for m in METHODS if _required(m)])
+def test_a_request_with_a_field_of_the_wrong_type_gets_a_response(a2a_client: A2AClient, method: str):
+    _answered(a2a_client, method, _with_a_field_of_the_wrong_type(method))

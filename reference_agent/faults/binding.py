@@ -137,7 +137,7 @@ def invalid_params_as_invalid_request(call: wire.Call) -> None:
         call.answer_error(RpcError("InvalidRequestError", "Request payload validation error", reason="INVALID_REQUEST"))
 
 
-@declare("500-on-wrong-type", "a params field of the wrong JSON type gets HTTP 500", "ERR-06")
+@declare("500-on-wrong-type", "a params field of the wrong JSON type gets HTTP 500", "ERR-14")
 @wire.responses
 def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Response | None:
     return wire.server_error() if any(p.rule == "type" for p in _invalid_params(call)) else None
