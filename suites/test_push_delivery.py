@@ -66,6 +66,48 @@ def test_every_state_change_is_delivered(a2a_pushing: Target, a2a_client: A2ACli
     push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
 
 
+def _pushed_from_the_start(a2a_client: A2AClient, receiver: PushReceiver, scenario: str) -> tuple[dict, Endpoint]:
+    """A task of ``scenario`` with its config inside SendMessage, so its webhook sees every change."""
+    endpoint = receiver.endpoint()
+    params = {
+        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": drivers.scenario(scenario)}]},
+        "configuration": {"taskPushNotificationConfig": drivers.push_config(endpoint.url)},
+    }
+    return drivers.settle(a2a_client, a2a_client.call("SendMessage", params).task), endpoint
+
+
+@pytest.mark.req("PUSH-05")
+@pytest.mark.parametrize(
+    "kind", [pytest.param(kind, marks=pytest.mark.scenario(name)) for kind, (name, _) in drivers.PAUSES.items()]
+)
+def test_every_pause_and_its_cancel_are_delivered(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, kind: str
+):
+    task, endpoint = _pushed_from_the_start(a2a_client, a2a_push_receiver, drivers.PAUSES[kind][0])
+    if drivers.state(task) not in drivers.INTERRUPTED:
+        a2a_client.get_task(task["id"]).fail(f"the {kind} should pause the task, got {drivers.state(task)}")
+    push_checks.until_pushed(endpoint, drivers.state(task), a2a_pushing)
+    a2a_client.cancel(task["id"]).ok()
+    push_checks.until_pushed(endpoint, "TASK_STATE_CANCELED", a2a_pushing)
+
+
+@pytest.mark.req("PUSH-05")
+@pytest.mark.parametrize(
+    "ending",
+    [
+        pytest.param(e, marks=pytest.mark.scenario(drivers.ENDINGS[e]))
+        for e in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED")
+    ],
+)
+def test_every_end_is_delivered(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, ending: str
+):
+    task, endpoint = _pushed_from_the_start(a2a_client, a2a_push_receiver, drivers.ENDINGS[ending])
+    if drivers.state(task) != ending:
+        a2a_client.get_task(task["id"]).fail(f"the {drivers.ENDINGS[ending]} scenario should end {ending}")
+    push_checks.until_pushed(endpoint, ending, a2a_pushing)
+
+
 @pytest.mark.req("PUSH-06")
 def test_deliveries_are_stream_responses_for_the_task(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
@@ -77,23 +119,38 @@ def test_deliveries_are_stream_responses_for_the_task(
     )
 
 
+def _every_attempt(a2a_pushing: Target, endpoint: Endpoint) -> list:
+    """Every attempt of every event up to the end, each event failed once (500) and then retried: the rules
+    of a delivery hold for its retries too."""
+    delivered = endpoint.wait_for(
+        lambda ds: (
+            "TASK_STATE_COMPLETED" in drivers.pushed_states(ds)
+            and all(len(attempts) > 1 for attempts in _by_event(ds).values())
+        ),
+        a2a_pushing.push.wait_s,
+    )
+    if "TASK_STATE_COMPLETED" not in drivers.pushed_states(delivered):
+        pytest.fail(f"no delivery showed TASK_STATE_COMPLETED within {a2a_pushing.push.wait_s} s")
+    return delivered
+
+
 @pytest.mark.req("PUSH-07")
 def test_deliveries_carry_the_authentication(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
     secret = new_id("cred")
-    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, scheme="Bearer", credentials=secret)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"], scheme="Bearer", credentials=secret)
     _answer(a2a_client, task)
-    push_checks.check_authentication(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing), secret)
+    push_checks.check_authentication(_every_attempt(a2a_pushing, endpoint), secret)
 
 
 @pytest.mark.req("PUSH-08")
 def test_deliveries_carry_the_token(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
     token = new_id("tok")
-    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, token=token)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"], token=token)
     _answer(a2a_client, task)
     header = a2a_pushing.push.token_header.lower()
-    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing):
+    for delivery in _every_attempt(a2a_pushing, endpoint):
         if delivery.headers.get(header) != token:
             pytest.fail(f"delivery {delivery.webhook_id} lacks the config's token in {a2a_pushing.push.token_header}")
 
@@ -102,9 +159,9 @@ def test_deliveries_carry_the_token(a2a_pushing: Target, a2a_client: A2AClient, 
 def test_deliveries_are_signed(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
     if not a2a_pushing.push.secret:
         not_checked("no push secret given, so signatures cannot be verified", needs="--a2a-push-secret")
-    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"])
     _answer(a2a_client, task)
-    for delivery in push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing):
+    for delivery in _every_attempt(a2a_pushing, endpoint):
         signing = [p for p in delivery.problems if "StreamResponse" not in p and "not JSON" not in p]
         if signing:
             pytest.fail(f"delivery {delivery.webhook_id} fails Standard Webhooks verification: {signing[0]}")
@@ -127,7 +184,11 @@ def test_failed_delivery_is_retried_with_the_same_id_and_body(
 
 
 @pytest.mark.req("PUSH-12")
-@pytest.mark.parametrize("failure", ["500", "slow", "close"], ids=["server-error", "timeout", "reset"])
+@pytest.mark.parametrize(
+    "failure",
+    ["307", "404", "429", "500", "502", "slow", "close"],
+    ids=["redirect", "not-found", "too-many-requests", "server-error", "bad-gateway", "timeout", "reset"],
+)
 def test_delivery_is_retried_after_each_kind_of_failure(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, failure: str
 ):
