@@ -43,9 +43,11 @@ def _load() -> dict[str, Any]:
         scenarios,
         shapes,
         tasks,
+        updates,
     )
 
-    loaded = {"AREAS": (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks)}
+    areas = (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks, updates)
+    loaded = {"AREAS": areas}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded
