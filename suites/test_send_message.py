@@ -106,6 +106,38 @@ def test_retried_message_id_answers_the_same_task(a2a_client: A2AClient):
         listed.fail("a retried messageId must not start a second task")
 
 
+@pytest.mark.req("SEND-04")
+@pytest.mark.parametrize(
+    "while_",
+    [
+        pytest.param("running", marks=pytest.mark.scenario("slow")),
+        pytest.param("paused", marks=pytest.mark.scenario("ask")),
+    ],
+)
+def test_retried_message_id_answers_the_same_task_before_it_ends(a2a_client: A2AClient, a2a_cancel_at_end, while_: str):
+    name, argument = ("slow", LONG_MS) if while_ == "running" else ("ask", None)
+    context, message_id = drivers.new_context(), new_id("msg")
+    first = a2a_client.send(
+        drivers.scenario(name, argument),
+        context_id=context,
+        message_id=message_id,
+        return_immediately=while_ == "running",
+    ).task
+    a2a_cancel_at_end(a2a_client, first["id"])
+    if while_ == "paused":
+        first = drivers.settle(a2a_client, first)
+    retry = a2a_client.send(
+        drivers.scenario(name, argument), context_id=context, message_id=message_id, return_immediately=True
+    )
+    if retry.task["id"] != first["id"]:
+        retry.fail(f"a retry of {message_id} while its task is {while_} must answer task {first['id']}")
+    listed = a2a_client.list_tasks(contextId=context)
+    if len(listed.result["tasks"]) != 1:
+        listed.fail(f"a retried messageId must not start a second task while the first is {while_}")
+    if while_ == "paused" and drivers.state(a2a_client.get_task(first["id"]).task) != drivers.state(first):
+        a2a_client.get_task(first["id"]).fail("a retry of the message that paused the task must not answer it")
+
+
 @pytest.mark.req("SEND-05")
 @pytest.mark.scenario("complete")
 def test_omitted_context_starts_a_new_conversation(a2a_client: A2AClient):
