@@ -32,6 +32,7 @@ def _load() -> dict[str, Any]:
     another, so each declares its faults as it is imported here, and FAULTS (and --list-faults) lists them
     in this order."""
     from nylorun_a2a_kit.reference_agent.faults import (
+        answers,
         binding,
         card,
         extensions,
@@ -46,7 +47,7 @@ def _load() -> dict[str, Any]:
         updates,
     )
 
-    areas = (binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks, updates)
+    areas = (answers, binding, card, extensions, feed, http, listing, push, queue, scenarios, shapes, tasks, updates)
     loaded = {"AREAS": areas}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
