@@ -137,18 +137,17 @@ def test_status_filter_lists_exactly_the_tasks_in_that_state(a2a_client: A2AClie
 
 # -- LIST-03: statusTimestampAfter cut inside the set
 
-CUTS = ("before-all", "at-a-middle-task", "at-the-newest", "after-the-newest")
+CUTS = ("at-the-oldest", "at-a-middle-task", "at-the-newest", "after-the-newest")
 
 
 def _cut(tasks: Tasks, where: str) -> tuple[str, datetime]:
     """The filter's time, as sent and as the moment it names."""
-    if where == "before-all":
-        moment = tasks.stamps()[0] - timedelta(milliseconds=1)
-        return _stamp(moment), moment
     if where == "after-the-newest":
         moment = tasks.stamps()[-1] + timedelta(milliseconds=1)
         return _stamp(moment), moment
-    task = tasks.changed[len(tasks.changed) // 2] if where == "at-a-middle-task" else tasks.changed[-1]
+    task = {"at-the-oldest": tasks.changed[0], "at-a-middle-task": tasks.changed[len(tasks.changed) // 2]}.get(
+        where, tasks.changed[-1]
+    )
     return task["status"]["timestamp"], _when(task)
 
 

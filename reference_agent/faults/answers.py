@@ -26,3 +26,16 @@ class ConnectionAnyInteractionId(Interactions):
     def check_id(self, answer: dict[str, Any], interaction: dict[str, Any]) -> None:
         if interaction["kind"] != "connection":
             super().check_id(answer, interaction)
+
+
+@declare("empty-answer-connects", "a connection's answer with neither approved nor value connects", "INTER-08")
+class EmptyAnswerConnects(Interactions):
+    """A connection takes any answer to it as 'the caller connected'."""
+
+    def check_fields(self, answer: dict[str, Any], interaction: dict[str, Any]) -> None:
+        if interaction["kind"] == "connection" and not {"approved", "value"} & set(answer):
+            return
+        super().check_fields(answer, interaction)
+
+    def connected(self, answer: dict[str, Any]) -> bool:
+        return "value" not in answer or super().connected(answer)

@@ -46,6 +46,15 @@ class StatusFilterInterruptedLumped(Paging):
         return [task for task in every if task.state in INTERRUPTED][:limit]
 
 
+@declare("timestamp-filter-exclusive", "statusTimestampAfter lists only tasks changed strictly after it", "LIST-03")
+class TimestampFilterExclusive(Paging):
+    """Reads 'after' literally; the proto says greater than or equal."""
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        every = super().fetch(flt, before, 2**62)
+        return [task for task in every if flt.status_after is None or task.status_ts > flt.status_after][:limit]
+
+
 @declare("later-pages-drop-time-filter", "pages after the first ignore statusTimestampAfter", "LIST-03")
 class LaterPagesDropTimeFilter(Paging):
     """The keyset query of a next page is built anew, without the time filter."""
@@ -86,6 +95,16 @@ class ListOldestFirst(Paging):
     def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
         every = self.store.page(flt, before_seq=None, limit=2**62)[::-1]
         return [task for task in every if before is None or task.seq > before][:limit]
+
+
+@declare(
+    "listed-artifacts-first-only", "with includeArtifacts, listed tasks carry only their first artifact", "LIST-10"
+)
+@wire.answers
+def listed_artifacts_first_only(call: wire.Call) -> None:
+    if call.method == "ListTasks" and call.params.get("includeArtifacts") is True:
+        for task in call.tasks():
+            task["artifacts"] = task.get("artifacts", [])[:1]
 
 
 @declare("artifacts-always-listed", "ListTasks includes artifacts without includeArtifacts", "LIST-10")
@@ -129,27 +148,30 @@ class PageSizeCappedAt50(Paging):
         return min(super().page_size(params), 50)
 
 
-page_size_zero_means_all = declare("page-size-zero-means-all", "pageSize 0 lists every matching task", "LIST-09")
+page_size_zero_means_all = declare(
+    "page-size-nonpositive-means-all", "pageSize 0 or below lists every matching task", "LIST-09"
+)
 
 
 @page_size_zero_means_all
 class PageSizeZeroAccepted(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
         served, problems = super().params(method, params)
-        if method == "ListTasks" and params.get("pageSize") == 0:
+        size = params.get("pageSize")
+        if method == "ListTasks" and isinstance(size, int) and size <= 0:
             problems = [p for p in problems if p[0] != "pageSize"]
         return served, problems
 
 
 @page_size_zero_means_all
 class PageSizeZeroMeansAll(Paging):
-    """A page size of 0 is read as 'no limit', as a falsy LIMIT is."""
+    """A page size of 0 or below is read as 'no limit', as a LIMIT of 0 or -1 is in some databases."""
 
     def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
         return super().fetch(flt, before, limit if limit > 1 else 2**62)  # pageSize 0 asks for 0 + 1
 
     def cut(self, tasks: list[TaskRecord], page_size: int) -> list[TaskRecord]:
-        return tasks if page_size == 0 else super().cut(tasks, page_size)
+        return tasks if page_size <= 0 else super().cut(tasks, page_size)
 
 
 # -- page tokens

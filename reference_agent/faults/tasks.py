@@ -216,6 +216,15 @@ class GetHistoryOldest(Rendering):
         return out
 
 
+@declare("get-history-drops-newest", "GetTask's historyLength n answers the n messages before the newest", "TASK-09")
+class GetHistoryDropsNewest(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **shown)
+        if method == "GetTask" and "history" in out:
+            out["history"] = task.history[-len(out["history"]) - 1 : -1]
+        return out
+
+
 @declare("send-history-off-by-one", "SendMessage's historyLength n answers the n messages before the newest", "SEND-12")
 class SendHistoryOffByOne(Rendering):
     def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
