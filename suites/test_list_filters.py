@@ -1,10 +1,11 @@
 """ListTasks over tasks in every state the scenario contract drives: each status filter, timestamp cuts inside the
 set, the order of every adjacent pair, includeArtifacts, page sizes, totals and history cuts.
 
-The tasks are made once per module and only read by the checks: a conversation of ended tasks that ends on an
-approval, a conversation paused on a question, one still working, and one paused and then canceled last (so the
-latest status change is not the latest task made). No new message goes to a conversation whose task is paused
-or running, so no rule about busy conversations gets in the way.
+The tasks are made once per module and only read by the checks, each within its conversations: one of ended
+tasks that ends on an approval, one paused on a question, one still working, and one paused and then canceled
+last. No new message goes to a conversation whose task is paused or running, so no rule about busy
+conversations gets in the way. The order check makes its own few tasks, so that its listing across
+conversations spans only its own window.
 """
 
 from __future__ import annotations
@@ -145,7 +146,9 @@ def _cut(tasks: Tasks, where: str) -> tuple[str, datetime]:
     if where == "after-the-newest":
         moment = tasks.stamps()[-1] + timedelta(milliseconds=1)
         return _stamp(moment), moment
-    task = {"at-the-oldest": tasks.changed[0], "at-a-middle-task": tasks.changed[len(tasks.changed) // 2]}.get(
+    # The middle task: of the longest conversation, with one task before it and two after (two pages of 2).
+    ended = tasks.in_context(tasks.ended)
+    task = {"at-the-oldest": tasks.changed[0], "at-a-middle-task": ended[len(ended) // 2 - 1]}.get(
         where, tasks.changed[-1]
     )
     return task["status"]["timestamp"], _when(task)
@@ -158,22 +161,37 @@ def test_status_timestamp_cut_lists_every_task_at_or_after_it(
     a2a_client: A2AClient, tasks: Tasks, where: str, page_size: int
 ):
     after, moment = _cut(tasks, where)
-    listed, pages = _walk(a2a_client, page_size, statusTimestampAfter=after)
-    earlier = [t["id"] for t in listed if _when(t) < moment]
-    if earlier:
-        pages[-1].fail(f"statusTimestampAfter {after} listed tasks whose status changed before it: {earlier}")
-    missing = [t["id"] for t in tasks.changed if _when(t) >= moment and t["id"] not in [x["id"] for x in listed]]
-    if missing:
-        pages[-1].fail(f"statusTimestampAfter {after} (inclusive) must list every task changed since: {missing}")
+    for context in tasks.contexts:
+        listed, pages = _walk(a2a_client, page_size, contextId=context, statusTimestampAfter=after)
+        earlier = [t["id"] for t in listed if _when(t) < moment]
+        if earlier:
+            pages[-1].fail(f"statusTimestampAfter {after} listed tasks whose status changed before it: {earlier}")
+        expected = sorted(t["id"] for t in tasks.in_context(context) if _when(t) >= moment)
+        if sorted(t["id"] for t in listed) != expected:
+            pages[-1].fail(f"statusTimestampAfter {after} (inclusive) must list {expected} of {context}")
 
 
 # -- LIST-04: latest status change first, every adjacent pair
 
 
+def _changed_out_of_turn(a2a_client: A2AClient) -> list[dict]:
+    """Four tasks in four conversations, the first made paused and canceled last; oldest change first."""
+    paused = drivers.paused_on(a2a_client, "question", context_id=drivers.new_context())
+    made = [
+        drivers.settle(a2a_client, drivers.run(a2a_client, name, context_id=drivers.new_context()))["id"]
+        for name in ("complete", "fail", "complete")
+    ]
+    a2a_client.cancel(paused["id"]).ok()
+    made.append(drivers.wait_for(a2a_client, paused["id"], drivers.TERMINAL)["id"])
+    return [a2a_client.get_task(task_id).task for task_id in made]
+
+
 @pytest.mark.req("LIST-04")
-@pytest.mark.parametrize("page_size", [100, 3], ids=["one-page", "pages-of-3"])
-def test_every_adjacent_pair_is_latest_change_first(a2a_client: A2AClient, tasks: Tasks, page_size: int):
-    since = _stamp(tasks.stamps()[0] - timedelta(milliseconds=1))
+@pytest.mark.parametrize("page_size", [100, 1], ids=["one-page", "pages-of-1"])
+def test_every_adjacent_pair_is_latest_change_first(a2a_client: A2AClient, page_size: int):
+    changed = _changed_out_of_turn(a2a_client)
+    # The four, and any task of the subject changed since: this check's own window, a few turns long.
+    since = _stamp(_when(changed[0]) - timedelta(milliseconds=1))
     listed, pages = _walk(a2a_client, page_size, statusTimestampAfter=since)
     for above, below in itertools.pairwise(listed):
         if _when(above) < _when(below):
@@ -181,11 +199,11 @@ def test_every_adjacent_pair_is_latest_change_first(a2a_client: A2AClient, tasks
                 f"task {below['id']} (changed {below['status']['timestamp']}) is listed after {above['id']} "
                 f"(changed {above['status']['timestamp']}): the list is latest status change first"
             )
-    mine = {t["id"] for t in tasks.changed}
+    mine = {t["id"] for t in changed}
     order = [t["id"] for t in listed if t["id"] in mine]
-    newest_first = [t["id"] for t in reversed(tasks.changed)]
+    newest_first = [t["id"] for t in reversed(changed)]
     if order != newest_first:
-        pages[-1].fail(f"the module's tasks must be listed latest status change first: {newest_first}, got {order}")
+        pages[-1].fail(f"the four tasks must be listed latest status change first: {newest_first}, got {order}")
 
 
 # -- LIST-10: includeArtifacts true, false, absent
