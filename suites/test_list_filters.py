@@ -37,10 +37,11 @@ WORKING_MS = 600_000  # outlasts the module; the task is canceled when the modul
 
 @dataclass
 class Tasks:
-    """The module's tasks as GetTask answered them once made, oldest status change first."""
+    """The module's tasks, as GetTask answers them when a check starts, oldest status change first."""
 
     contexts: list[str]
     ended: str  # the conversation of ended tasks (and the approval last)
+    made: list[str] = field(default_factory=list)  # the task ids, in the order they were made
     changed: list[dict] = field(default_factory=list)
     sent: dict[str, list[str]] = field(default_factory=dict)  # task id → the kit's message ids, oldest first
 
@@ -77,8 +78,14 @@ def _make(client: A2AClient) -> Tasks:
     made.append(drivers.paused_on(client, "approval", context_id=ended)["id"])
     client.cancel(to_cancel["id"]).ok()
     made.append(drivers.wait_for(client, to_cancel["id"], drivers.TERMINAL)["id"])
+    tasks.made = made
+    return tasks
+
+
+def _as_now(client: A2AClient, tasks: Tasks) -> Tasks:
+    """The module's tasks as GetTask answers them now (a slow turn the target cut short has moved on)."""
     tasks.changed = sorted(
-        (client.get_task(task_id).task for task_id in made), key=lambda t: (_when(t), made.index(t["id"]))
+        (client.get_task(task_id).task for task_id in tasks.made), key=lambda t: (_when(t), tasks.made.index(t["id"]))
     )
     return tasks
 
@@ -91,8 +98,8 @@ def _made(a2a_target: Target) -> Iterator[dict]:
     if "tasks" in kept:
         own = a2a_target.client()
         try:
-            for task in kept["tasks"].changed:
-                drivers.cancel_quietly(own, task["id"])
+            for task_id in kept["tasks"].made:
+                drivers.cancel_quietly(own, task_id)
         finally:
             own.close()
 
@@ -102,7 +109,7 @@ def tasks(a2a_client: A2AClient, _made: dict) -> Tasks:
     # Made by the first check that asks, after its admission: a target without the scenarios is sent none.
     if "tasks" not in _made:
         _made["tasks"] = _make(a2a_client)
-    return _made["tasks"]
+    return _as_now(a2a_client, _made["tasks"])
 
 
 def _ids(exchange: Exchange) -> list[str]:
