@@ -291,7 +291,7 @@ def test_total_size_counts_what_every_filter_matches(a2a_client: A2AClient, task
 @pytest.mark.parametrize("cut", ["zero", *drivers.HISTORY_CUTS])
 def test_history_length_cuts_every_listed_task(a2a_client: A2AClient, tasks: Tasks, cut: str):
     asked_id = next(iter(tasks.sent))
-    full = a2a_client.get_task(asked_id, history_length=drivers.HISTORY_ALL).task.get("history") or []
+    full = drivers.full_history(a2a_client, next(t for t in tasks.changed if t["id"] == asked_id), "ListTasks")
     length = 0 if cut == "zero" else drivers.history_cut(cut, len(full))
     exchange = a2a_client.list_tasks(contextId=tasks.ended, historyLength=length, pageSize=100)
     for task in exchange.result["tasks"]:
@@ -300,7 +300,7 @@ def test_history_length_cuts_every_listed_task(a2a_client: A2AClient, tasks: Tas
             if history:
                 exchange.fail(f"historyLength 0 asks for no history, but task {task['id']} has some")
             continue
-        held = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).task.get("history") or []
+        held = drivers.full_history(a2a_client, task, "ListTasks")
         wrong = drivers.history_cut_problem(held, history, length, tasks.sent.get(task["id"], []))
         if wrong:
             exchange.fail(f"listed task {task['id']}: {wrong}")

@@ -239,7 +239,7 @@ def _check_send_cut(a2a_client: A2AClient, exchange, length: int, sent: list[str
         if cut:
             exchange.fail("configuration.historyLength 0 asks for no history, but messages were returned")
         return
-    full = a2a_client.get_task(exchange.task["id"], history_length=drivers.HISTORY_ALL).task.get("history") or []
+    full = drivers.full_history(a2a_client, exchange.task, "SendMessage")
     wrong = drivers.history_cut_problem(full, cut, length, sent)
     if wrong:
         exchange.fail(f"configuration.{wrong}")

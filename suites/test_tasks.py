@@ -28,16 +28,6 @@ def answered(a2a_client: A2AClient) -> Answered:
     return Answered(drivers.settle(a2a_client, reply.task), [asked_id, answer_id])
 
 
-def _full_history(a2a_client: A2AClient, task: dict) -> list[dict]:
-    """The task's whole history as ListTasks answers it: GetTask's cuts are judged against another method's
-    view of the same task, so a GetTask that cuts wrong also when asked for everything still shows."""
-    listed = a2a_client.list_tasks(contextId=task["contextId"], historyLength=drivers.HISTORY_ALL, pageSize=100)
-    found = [t for t in listed.result["tasks"] if t["id"] == task["id"]]
-    if not found:
-        listed.fail(f"ListTasks of its conversation must list task {task['id']}")
-    return found[0].get("history") or []
-
-
 @pytest.mark.req("TASK-02")
 def test_get_task_answers_the_task(a2a_client: A2AClient):
     task = drivers.ordinary(a2a_client)
@@ -93,7 +83,7 @@ def test_history_length_limits_the_history(a2a_client: A2AClient):
     held = drivers.held_history(a2a_client, task["id"], cut=1)  # two messages at least, so a cut of n > 0 shows
     limit = held - 1
     exchange = a2a_client.get_task(task["id"], history_length=limit)
-    full = _full_history(a2a_client, task)
+    full = drivers.full_history(a2a_client, task, "GetTask")
     wrong = drivers.history_cut_problem(full, exchange.task.get("history") or [], limit, [])
     if wrong:
         exchange.fail(wrong)
@@ -103,7 +93,7 @@ def test_history_length_limits_the_history(a2a_client: A2AClient):
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("cut", drivers.HISTORY_CUTS)
 def test_history_length_answers_the_most_recent_messages(a2a_client: A2AClient, answered: Answered, cut: str):
-    full = _full_history(a2a_client, answered.task)
+    full = drivers.full_history(a2a_client, answered.task, "GetTask")
     limit = drivers.history_cut(cut, len(full))
     exchange = a2a_client.get_task(answered.task["id"], history_length=limit)
     wrong = drivers.history_cut_problem(full, exchange.task.get("history") or [], limit, answered.sent)
