@@ -21,7 +21,7 @@ from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
-pytestmark = pytest.mark.scenario("complete", "fail", "ask", "approve", "slow")
+pytestmark = pytest.mark.scenario("complete", "fail", "ask", "slow")  # and approve, where the target has it
 STATES = (
     "TASK_STATE_SUBMITTED",
     "TASK_STATE_WORKING",
@@ -40,7 +40,7 @@ class Tasks:
     """The module's tasks, as GetTask answers them when a check starts, oldest status change first."""
 
     contexts: list[str]
-    ended: str  # the conversation of ended tasks (and the approval last)
+    ended: str  # the conversation of ended tasks (and an approval last, where the target has the scenario)
     made: list[str] = field(default_factory=list)  # the task ids, in the order they were made
     changed: list[dict] = field(default_factory=list)
     sent: dict[str, list[str]] = field(default_factory=dict)  # task id → the kit's message ids, oldest first
@@ -60,7 +60,7 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _make(client: A2AClient) -> Tasks:
+def _make(client: A2AClient, target: Target) -> Tasks:
     ended, asking, working, canceling = (drivers.new_context() for _ in range(4))
     tasks = Tasks([ended, asking, working, canceling], ended)
     made: list[str] = []
@@ -75,7 +75,8 @@ def _make(client: A2AClient) -> Tasks:
     made.append(drivers.paused_on(client, "question", context_id=asking)["id"])
     running = client.send(drivers.scenario("slow", WORKING_MS), context_id=working, return_immediately=True).task
     made.append(drivers.wait_for(client, running["id"], ["TASK_STATE_WORKING"])["id"])
-    made.append(drivers.paused_on(client, "approval", context_id=ended)["id"])
+    if "approve" in target.scenarios:  # the ended conversation's last task: the state it pauses in is read
+        made.append(drivers.settle(client, drivers.run(client, "approve", context_id=ended))["id"])
     client.cancel(to_cancel["id"]).ok()
     made.append(drivers.wait_for(client, to_cancel["id"], drivers.TERMINAL)["id"])
     tasks.made = made
@@ -105,10 +106,10 @@ def _made(a2a_target: Target) -> Iterator[dict]:
 
 
 @pytest.fixture
-def tasks(a2a_client: A2AClient, _made: dict) -> Tasks:
+def tasks(a2a_client: A2AClient, a2a_target: Target, _made: dict) -> Tasks:
     # Made by the first check that asks, after its admission: a target without the scenarios is sent none.
     if "tasks" not in _made:
-        _made["tasks"] = _make(a2a_client)
+        _made["tasks"] = _make(a2a_client, a2a_target)
     return _as_now(a2a_client, _made["tasks"])
 
 
