@@ -175,6 +175,25 @@ def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient)
         pytest.fail("a session's turns come oldest first")
 
 
+@pytest.mark.req("FEED-06")
+@pytest.mark.scenario("complete")
+def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
+    cursor, context = _tail(feed), drivers.new_context()
+    made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
+    drivers.run(a2a_client, "complete")  # another session of the same subject, changed last
+    turns, _ = feed.walk(after=cursor)
+    session = next(t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") == made[0])
+    listed, after = [], None
+    for _ in range(len(made) + 2):  # one page a turn, and the last page; more is a walk that does not end
+        _, page = feed.page(sessionId=session, limit=1, changedAfter=after)
+        listed += [(t.get("a2a") or {}).get("taskId") for t in page["turns"]]
+        after = page["cursor"]
+        if not page["hasMore"]:
+            break
+    if listed != made:
+        pytest.fail(f"sessionId walked with limit 1 lists that session's turns once each, oldest first: {listed}")
+
+
 @pytest.mark.req("FEED-07")
 @pytest.mark.scenario("complete")
 def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):

@@ -171,6 +171,24 @@ def test_failed_turn_ends_failed(a2a_client: A2AClient):
         )
 
 
+def _named(a2a_client: A2AClient, exchange, expected: tuple[str, ...], what: str) -> None:
+    for seen in (exchange, a2a_client.get_task(exchange.task["id"])):
+        if drivers.state(seen.task) not in expected:
+            seen.fail(f"a task {what} is {' or '.join(expected)} by its A2A name, got {drivers.state(seen.task)!r}")
+
+
+@pytest.mark.req("TASK-13")
+@pytest.mark.scenario("slow", "ask", "complete")
+def test_every_state_the_kit_drives_has_its_a2a_name(a2a_client: A2AClient, a2a_cancel_at_end):
+    running = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True)
+    a2a_cancel_at_end(a2a_client, running.task["id"])
+    _named(a2a_client, running, ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"), "still running")
+    _named(a2a_client, a2a_client.send(drivers.scenario("complete")), ("TASK_STATE_COMPLETED",), "that completed")
+    asked = a2a_client.send(drivers.scenario("ask"))
+    _named(a2a_client, asked, ("TASK_STATE_INPUT_REQUIRED",), "waiting on a question")
+    _named(a2a_client, a2a_client.cancel(asked.task["id"]), ("TASK_STATE_CANCELED",), "canceled")
+
+
 @pytest.mark.req("TASK-01")
 def test_status_timestamp_is_utc(a2a_client: A2AClient):
     # Every answer's timestamps are already checked against schemas/a2a/Timestamp.json (UTC, 'Z').

@@ -80,6 +80,16 @@ class FeedSessionNewestFirst(Feed):
         return super().session_turns(session, subjects, after)[::-1]
 
 
+@declare(
+    "feed-session-cursor-ignored",
+    "with sessionId, changedAfter is ignored: every page starts the session again",
+    "FEED-06",
+)
+class FeedSessionCursorIgnored(Feed):
+    def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
+        return super().session_turns(session, subjects, 0)
+
+
 @declare("feed-bad-status-word", "a turn's status is 'done'", "FEED-08")
 @wire.feed_pages
 def feed_bad_status_word(page: FeedPage) -> None:

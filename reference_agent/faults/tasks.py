@@ -249,6 +249,14 @@ def get_task_stale_state(call: wire.Call) -> None:
                 task["status"]["state"] = "TASK_STATE_WORKING"
 
 
+@declare("canceled-spelled-cancelled", "a canceled task's state is written TASK_STATE_CANCELLED", "TASK-13")
+@wire.answers
+def canceled_spelled_cancelled(call: wire.Call) -> None:
+    for task in call.tasks():
+        if task["status"]["state"] == "TASK_STATE_CANCELED":
+            task["status"]["state"] = "TASK_STATE_CANCELLED"
+
+
 @declare("get-task-without-artifacts", "GetTask answers the task without its artifacts", "TASK-04")
 @wire.answers
 def get_task_without_artifacts(call: wire.Call) -> None:
