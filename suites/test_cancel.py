@@ -24,21 +24,41 @@ def test_cancel_running_task(a2a_client: A2AClient):
 
 
 @pytest.mark.req("CANCEL-01")
-@pytest.mark.scenario("ask")
-def test_cancel_paused_task(a2a_client: A2AClient):
-    task = drivers.run(a2a_client, "ask")
+@pytest.mark.parametrize(
+    "kind", [pytest.param(kind, marks=pytest.mark.scenario(name)) for kind, (name, _) in drivers.PAUSES.items()]
+)
+def test_cancel_paused_task(a2a_client: A2AClient, kind: str):
+    task = drivers.paused_on(a2a_client, kind)
     exchange = a2a_client.cancel(task["id"])
-    if drivers.state(exchange.task) != "TASK_STATE_CANCELED":
-        exchange.fail("CancelTask on a task waiting for input must answer it TASK_STATE_CANCELED")
+    if exchange.is_error or drivers.state(exchange.task) != "TASK_STATE_CANCELED":
+        exchange.fail(f"CancelTask on a task paused {drivers.state(task)} on a {kind} must answer it CANCELED")
+    after = a2a_client.get_task(task["id"])
+    if drivers.state(after.task) != "TASK_STATE_CANCELED":
+        after.fail("a canceled task must stay TASK_STATE_CANCELED")
+
+
+def _refused_and_unchanged(a2a_client: A2AClient, task: dict) -> None:
+    a2a_client.cancel(task["id"]).expect_error("TaskNotCancelableError")
+    after = a2a_client.get_task(task["id"])
+    if drivers.state(after.task) != drivers.state(task):
+        after.fail(f"a refused CancelTask must leave the {drivers.state(task)} task as it was")
 
 
 @pytest.mark.req("CANCEL-02")
 def test_cancel_ended_task_is_not_cancelable(a2a_client: A2AClient):
-    task = drivers.ordinary(a2a_client, ended=True)
-    a2a_client.cancel(task["id"]).expect_error("TaskNotCancelableError")
-    after = a2a_client.get_task(task["id"])
-    if drivers.state(after.task) != drivers.state(task):
-        after.fail("a refused CancelTask must leave the task as it was")
+    _refused_and_unchanged(a2a_client, drivers.ordinary(a2a_client, ended=True))
+
+
+@pytest.mark.req("CANCEL-02")
+@pytest.mark.parametrize(
+    "ending",
+    [
+        pytest.param(ending, marks=pytest.mark.scenario(drivers.ENDINGS[ending]))
+        for ending in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED")  # CANCELED is CANCEL-04's
+    ],
+)
+def test_cancel_task_in_each_end_state_is_not_cancelable(a2a_client: A2AClient, ending: str):
+    _refused_and_unchanged(a2a_client, drivers.ended_in(a2a_client, ending))
 
 
 @pytest.mark.req("CANCEL-04")

@@ -142,6 +142,21 @@ def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, a2a_client: A
         pytest.fail("without limit a page holds at most 100 turns")
 
 
+@pytest.mark.req("FEED-05")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("limit", [1, 500])
+def test_limit_at_each_bound_is_served(feed: Feed, a2a_client: A2AClient, limit: int):
+    cursor = _tail(feed)
+    made = [drivers.run(a2a_client, "complete")["id"] for _ in range(2)]
+    _, page = feed.page(changedAfter=cursor, limit=limit)  # in 1..500: served, never refused
+    if len(page["turns"]) > limit:
+        pytest.fail(f"limit {limit} gives at most {limit} turns, got {len(page['turns'])}")
+    rest, _ = feed.walk(after=page["cursor"], limit=limit) if page["hasMore"] else ([], page["cursor"])
+    seen = [(t.get("a2a") or {}).get("taskId") for t in page["turns"] + rest]
+    if not set(made) <= set(seen):
+        pytest.fail(f"pages of limit {limit}, followed while hasMore, must reach every turn made after the cursor")
+
+
 @pytest.mark.req("FEED-06")
 @pytest.mark.scenario("complete")
 def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient):
@@ -160,6 +175,25 @@ def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient)
         pytest.fail("a session's turns come oldest first")
 
 
+@pytest.mark.req("FEED-06")
+@pytest.mark.scenario("complete")
+def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
+    cursor, context = _tail(feed), drivers.new_context()
+    made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
+    drivers.run(a2a_client, "complete")  # another session of the same subject, changed last
+    turns, _ = feed.walk(after=cursor)
+    session = next(t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") == made[0])
+    listed, after = [], None
+    for _ in range(len(made) + 2):  # one page a turn, and the last page; more is a walk that does not end
+        _, page = feed.page(sessionId=session, limit=1, changedAfter=after)
+        listed += [(t.get("a2a") or {}).get("taskId") for t in page["turns"]]
+        after = page["cursor"]
+        if not page["hasMore"]:
+            break
+    if listed != made:
+        pytest.fail(f"sessionId walked with limit 1 lists that session's turns once each, oldest first: {listed}")
+
+
 @pytest.mark.req("FEED-07")
 @pytest.mark.scenario("complete")
 def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
@@ -171,13 +205,27 @@ def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_o
         pytest.fail("with Nylorun-Subject the feed lists only that subject's turns")
 
 
+def _running(a2a_client: A2AClient) -> dict:
+    task = a2a_client.send(drivers.scenario("slow", 600_000), return_immediately=True).task
+    return drivers.wait_for(a2a_client, task["id"], ["TASK_STATE_WORKING"])
+
+
+# Each turn status, by a task in a state it stands for (FEED_STATUS), as the contract drives it.
+TURNS = {
+    "running": ("slow", _running),
+    "paused-on-a-question": ("ask", lambda client: drivers.paused_on(client, "question")),
+    "paused-on-an-approval": ("approve", lambda client: drivers.paused_on(client, "approval")),
+    "completed": ("complete", lambda client: drivers.ended_in(client, "TASK_STATE_COMPLETED")),
+    "failed": ("fail", lambda client: drivers.ended_in(client, "TASK_STATE_FAILED")),
+    "cancelled": ("ask", lambda client: drivers.ended_in(client, "TASK_STATE_CANCELED")),
+}
+
+
 @pytest.mark.req("FEED-08", "FEED-09")
-@pytest.mark.parametrize(
-    "scenario", [pytest.param(n, marks=pytest.mark.scenario(n)) for n in ("complete", "ask", "fail")]
-)
-def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, scenario: str, a2a_cancel_at_end):
+@pytest.mark.parametrize("status", [pytest.param(s, marks=pytest.mark.scenario(n)) for s, (n, _) in TURNS.items()])
+def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, status: str, a2a_cancel_at_end):
     cursor = _tail(feed)
-    task = drivers.settle(a2a_client, a2a_client.send(drivers.scenario(scenario)).task)
+    task = TURNS[status][1](a2a_client)
     a2a_cancel_at_end(a2a_client, task["id"])
     turns, _ = feed.walk(after=cursor)
     mine = _for(turns, task["id"])

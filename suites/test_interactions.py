@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
+from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target import Target
 
 APPROVED_ACTION = "approved action ran"
 CONNECTED_ACTION = "connected action ran"
@@ -126,14 +128,28 @@ def test_connection_is_answered_with_connected(a2a_v2_client: A2AClient):
         a2a_v2_client.get_task(task["id"]).fail("after {connected: true} the turn goes on and completes")
 
 
+# Each kind of interaction, with an answer of the right field for it (and so both fields, when one is added).
+ANSWERS = {"approve": {"approved": True}, "ask": {"value": "green"}, "connect": {"value": {"connected": True}}}
+BY_KIND = [pytest.param(name, marks=pytest.mark.scenario(name)) for name in PAUSE]
+
+
+def _applies(a2a_target: Target, scenario: str) -> None:
+    if scenario == "connect" and not a2a_target.claims("profile-v2"):
+        not_applicable("a connection interaction is a Profile v2 rule, and the target claims less")
+
+
 @pytest.mark.req("INTER-08")
-@pytest.mark.scenario("approve")
-@pytest.mark.parametrize("fields", [{"approved": True, "value": "yes"}, {}], ids=["both", "neither"])
-def test_answer_with_both_or_neither_resolves_nothing(a2a_v2_client: A2AClient, fields: dict, a2a_cancel_at_end):
-    task = _paused(a2a_v2_client, "approve")
+@pytest.mark.parametrize("scenario", BY_KIND)
+@pytest.mark.parametrize("answer", ["both", "neither"])
+def test_answer_with_both_or_neither_resolves_nothing(
+    a2a_v2_client: A2AClient, a2a_target: Target, scenario: str, answer: str, a2a_cancel_at_end
+):
+    _applies(a2a_target, scenario)
+    task = _paused(a2a_v2_client, scenario)
     a2a_cancel_at_end(a2a_v2_client, task["id"])
+    fields = {"approved": True, "value": "yes", **ANSWERS[scenario]} if answer == "both" else {}
     drivers.answer(a2a_v2_client, task, **fields)  # refusing it or accepting it without effect are both right
-    _still_waiting(a2a_v2_client, task, "an answer with both or neither of approved and value")
+    _still_waiting(a2a_v2_client, task, f"an answer to a {PAUSE[scenario][0]} with {answer} of approved and value")
 
 
 @pytest.mark.req("INTER-09")
@@ -163,9 +179,12 @@ def test_answer_retry_is_safe(a2a_v2_client: A2AClient):
 
 
 @pytest.mark.req("INTER-11")
-@pytest.mark.scenario("approve")
-def test_answer_to_another_interaction_resolves_nothing(a2a_v2_client: A2AClient, a2a_cancel_at_end):
-    task = _paused(a2a_v2_client, "approve")
+@pytest.mark.parametrize("scenario", BY_KIND)
+def test_answer_to_another_interaction_resolves_nothing(
+    a2a_v2_client: A2AClient, a2a_target: Target, scenario: str, a2a_cancel_at_end
+):
+    _applies(a2a_target, scenario)
+    task = _paused(a2a_v2_client, scenario)
     a2a_cancel_at_end(a2a_v2_client, task["id"])
-    drivers.answer(a2a_v2_client, task, interaction_id=new_id("not-the-open-one"), approved=True)
-    _still_waiting(a2a_v2_client, task, "an answer naming another interactionId")
+    drivers.answer(a2a_v2_client, task, interaction_id=new_id("not-the-open-one"), **ANSWERS[scenario])
+    _still_waiting(a2a_v2_client, task, f"an answer naming another interactionId than the open {PAUSE[scenario][0]}")

@@ -7,7 +7,9 @@ import hashlib
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.push import PushReceiver
+from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
+from nylorun_a2a_kit.fixtures.target import Target
 
 # Keys a part would have if it showed a tool call or its result (as the common model APIs spell them).
 TOOL_CALL_KEYS = {
@@ -64,6 +66,39 @@ def test_plan_has_at_most_20_steps(a2a_v2_client: A2AClient, steps: int):
     for shown in [plan, *seen]:
         if len(shown) > 20:
             got.fail(f"a plan shows at most 20 steps, one showed {len(shown)}")
+
+
+@pytest.mark.req("PROG-01")
+@pytest.mark.scenario("plan")
+def test_terminal_update_carries_the_plan(a2a_v2_client: A2AClient):
+    task, _ = _run_plan(a2a_v2_client, 3)
+    got = a2a_v2_client.get_task(task["id"])
+    steps = _status_steps(got.task)
+    if steps is None or not steps or len(steps) > 20:
+        got.fail("a plan rides on every status update from its first, the terminal one included, at most 20 steps")
+
+
+@pytest.mark.req("PROG-01")
+@pytest.mark.scenario("plan")
+def test_every_pushed_update_carries_the_plan(
+    a2a_pushing: Target, a2a_v2_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    endpoint = a2a_push_receiver.endpoint()
+    params = {
+        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": f"scenario plan 4 {STEP_MS}"}]},
+        "configuration": {"taskPushNotificationConfig": drivers.push_config(endpoint.url), "returnImmediately": True},
+    }
+    a2a_v2_client.call("SendMessage", params).ok()
+    delivered = push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+    firsts = {d.webhook_id: d.json["statusUpdate"] for d in delivered if "statusUpdate" in (d.json or {})}
+    updates = sorted(firsts.values(), key=lambda update: update["status"].get("timestamp", ""))
+    planned = [bool(_steps(update)) for update in updates]
+    if True not in planned:
+        pytest.fail("a turn with a plan pushes it under progress/v1 on its status updates")
+    after_first = planned[planned.index(True) :]
+    if not all(after_first):
+        states = [u["status"]["state"] for u in updates[planned.index(True) :]]
+        pytest.fail(f"once shown, the plan rides on every status update: {list(zip(states, after_first, strict=True))}")
 
 
 @pytest.mark.req("PROG-02")

@@ -90,9 +90,10 @@ def _takers(listed: list[dict], message_ids: list[str]) -> dict[str, list[dict]]
 
 @pytest.mark.req("QUEUE-01")
 @pytest.mark.scenario("slow", "complete")
-def test_message_to_busy_context_is_queued(a2a_client: A2AClient, busy):
+@pytest.mark.parametrize("delivery", [None, "queue"], ids=["no-delivery", "delivery-queue"])
+def test_message_to_busy_context_is_queued(a2a_client: A2AClient, a2a_target: Target, busy, delivery: str | None):
     context, running = busy
-    _queued_task(_queue(a2a_client, context), context, running)
+    _queued_task(_queue(a2a_client, context, **(_delivery(a2a_target, delivery) if delivery else {})), context, running)
 
 
 @pytest.mark.req("QUEUE-02")
@@ -162,6 +163,20 @@ def test_concurrent_messages_are_none_lost_none_twice(a2a_client: A2AClient, bus
     for message_id, tasks in _takers(listed, message_ids).items():
         if len(tasks) != 1:
             pytest.fail(f"message {message_id}, sent with {CONCURRENT - 1} others, ran in {len(tasks)} turns, not 1")
+
+
+@pytest.mark.req("SEND-04")
+@pytest.mark.scenario("slow", "complete")
+def test_retried_queued_message_is_taken_once(a2a_client: A2AClient, busy):
+    context, running = busy
+    message_id = new_id("queued")
+    first = _queued_task(_queue(a2a_client, context, message_id), context, running)
+    retry = _queue(a2a_client, context, message_id)
+    if retry.task["id"] != first["id"]:
+        retry.fail(f"a retry of the queued message {message_id} must answer its task {first['id']}")
+    takers = _takers(_after_queue_drains(a2a_client, context, running), [message_id])[message_id]
+    if len(takers) != 1:
+        pytest.fail(f"the queued message {message_id}, sent twice with one messageId, ran in {len(takers)} turns")
 
 
 @pytest.mark.req("QUEUE-06")

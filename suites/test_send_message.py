@@ -106,6 +106,38 @@ def test_retried_message_id_answers_the_same_task(a2a_client: A2AClient):
         listed.fail("a retried messageId must not start a second task")
 
 
+@pytest.mark.req("SEND-04")
+@pytest.mark.parametrize(
+    "while_",
+    [
+        pytest.param("running", marks=pytest.mark.scenario("slow")),
+        pytest.param("paused", marks=pytest.mark.scenario("ask")),
+    ],
+)
+def test_retried_message_id_answers_the_same_task_before_it_ends(a2a_client: A2AClient, a2a_cancel_at_end, while_: str):
+    name, argument = ("slow", LONG_MS) if while_ == "running" else ("ask", None)
+    context, message_id = drivers.new_context(), new_id("msg")
+    first = a2a_client.send(
+        drivers.scenario(name, argument),
+        context_id=context,
+        message_id=message_id,
+        return_immediately=while_ == "running",
+    ).task
+    a2a_cancel_at_end(a2a_client, first["id"])
+    if while_ == "paused":
+        first = drivers.settle(a2a_client, first)
+    retry = a2a_client.send(
+        drivers.scenario(name, argument), context_id=context, message_id=message_id, return_immediately=True
+    )
+    if retry.task["id"] != first["id"]:
+        retry.fail(f"a retry of {message_id} while its task is {while_} must answer task {first['id']}")
+    listed = a2a_client.list_tasks(contextId=context)
+    if len(listed.result["tasks"]) != 1:
+        listed.fail(f"a retried messageId must not start a second task while the first is {while_}")
+    if while_ == "paused" and drivers.state(a2a_client.get_task(first["id"]).task) != drivers.state(first):
+        a2a_client.get_task(first["id"]).fail("a retry of the message that paused the task must not answer it")
+
+
 @pytest.mark.req("SEND-05")
 @pytest.mark.scenario("complete")
 def test_omitted_context_starts_a_new_conversation(a2a_client: A2AClient):
@@ -144,10 +176,28 @@ def test_context_that_differs_from_the_task_is_rejected(a2a_client: A2AClient, a
         after.fail("a rejected message must leave the task as it was")
 
 
+def _refused_and_unchanged(a2a_client: A2AClient, task: dict) -> None:
+    before = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).task
+    a2a_client.send("once more", task_id=task["id"]).expect_error("UnsupportedOperationError")
+    after = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
+    if drivers.state(after.task) != drivers.state(before) or len(after.task.get("history") or []) != len(
+        before.get("history") or []
+    ):
+        after.fail(f"a refused message must leave the {drivers.state(before)} task as it was")
+
+
 @pytest.mark.req("SEND-09")
 def test_message_to_an_ended_task_is_unsupported(a2a_client: A2AClient):
-    task = drivers.ordinary(a2a_client, ended=True)
-    a2a_client.send("once more", task_id=task["id"]).expect_error("UnsupportedOperationError")
+    # Whatever state an ordinary task ends in (REJECTED too, where an Agent rejects it) is judged here.
+    _refused_and_unchanged(a2a_client, drivers.ordinary(a2a_client, ended=True))
+
+
+@pytest.mark.req("SEND-09")
+@pytest.mark.parametrize(
+    "ending", [pytest.param(e, marks=pytest.mark.scenario(name)) for e, name in drivers.ENDINGS.items()]
+)
+def test_message_to_a_task_in_each_terminal_state_is_unsupported(a2a_client: A2AClient, ending: str):
+    _refused_and_unchanged(a2a_client, drivers.ended_in(a2a_client, ending))
 
 
 @pytest.mark.req("SEND-10")
@@ -172,24 +222,39 @@ def test_every_message_is_answered_with_a_task(a2a_client: A2AClient):
 def test_send_history_length_bounds_an_ordinary_answer(a2a_client: A2AClient, length: int):
     exchange = a2a_client.send(drivers.ORDINARY_TEXT, history_length=length)
     task = drivers.task_of(exchange)
+    if drivers.state(task) in drivers.TERMINAL:  # its history is the one GetTask reads: which messages is judged
+        drivers.held_history(a2a_client, task["id"], cut=length)
+        _check_send_cut(a2a_client, exchange, length, [])
+        return
     drivers.cancel_quietly(a2a_client, task["id"])
     drivers.held_history(a2a_client, task["id"], cut=length)
     if len(exchange.task.get("history") or []) > length:
         exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
 
 
+def _check_send_cut(a2a_client: A2AClient, exchange, length: int, sent: list[str]) -> None:
+    """The history a SendMessage answer carries under configuration.historyLength ``length``."""
+    cut = exchange.task.get("history") or []
+    if length == 0:
+        if cut:
+            exchange.fail("configuration.historyLength 0 asks for no history, but messages were returned")
+        return
+    full = drivers.full_history(a2a_client, exchange.task, "SendMessage")
+    wrong = drivers.history_cut_problem(full, cut, length, sent)
+    if wrong:
+        exchange.fail(f"configuration.{wrong}")
+
+
 @pytest.mark.req("SEND-12")
 @pytest.mark.scenario("ask")
-@pytest.mark.parametrize("length", [0, 1])
+@pytest.mark.parametrize("length", [0, 1, 2, drivers.HISTORY_ALL], ids=["zero", "one", "middle", "all"])
 def test_send_history_length_bounds_the_answer(a2a_client: A2AClient, length: int, a2a_cancel_at_end):
-    task = drivers.run(a2a_client, "ask", history_length=length)
+    sent = [new_id("ask"), new_id("answer")]
+    first = a2a_client.send(drivers.scenario("ask"), message_id=sent[0], history_length=length)
+    task = first.task
     a2a_cancel_at_end(a2a_client, task["id"])
-    for exchange in (
-        a2a_client.get_task(task["id"]),
-        a2a_client.send("blue", task_id=task["id"], history_length=length),
-    ):
-        history = exchange.task.get("history") or []
-        if exchange.method == "SendMessage" and len(history) > length:
-            exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
-    if len(task.get("history") or []) > length:
-        a2a_client.get_task(task["id"]).fail(f"historyLength {length} bounds the first answer's history too")
+    if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
+        not_checked(f"the ask scenario answered {drivers.state(task)}, so no answer on the task follows")
+    _check_send_cut(a2a_client, first, length, sent[:1])
+    final = a2a_client.send("blue", task_id=task["id"], message_id=sent[1], history_length=length)
+    _check_send_cut(a2a_client, final, length, sent)

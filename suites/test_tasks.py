@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
@@ -10,13 +12,20 @@ from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
 
-@pytest.fixture
-def answered_task(a2a_client: A2AClient) -> dict:
+@dataclass
+class Answered:
     """A task that asked a question and completed after the answer: several messages of history."""
-    task = drivers.run(a2a_client, "ask")
-    if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
-        a2a_client.get_task(task["id"]).fail("the ask scenario should pause the task as INPUT_REQUIRED")
-    return drivers.settle(a2a_client, a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
+
+    task: dict
+    sent: list[str]  # the ids of the kit's two messages, oldest first
+
+
+@pytest.fixture
+def answered(a2a_client: A2AClient) -> Answered:
+    asked_id, answer_id = new_id("ask"), new_id("answer")
+    task = drivers.paused_on(a2a_client, "question", message_id=asked_id)
+    reply = a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"], message_id=answer_id)
+    return Answered(drivers.settle(a2a_client, reply.task), [asked_id, answer_id])
 
 
 @pytest.mark.req("TASK-02")
@@ -62,8 +71,8 @@ def test_history_length_zero_returns_no_history(a2a_client: A2AClient):
 
 @pytest.mark.req("TASK-08")
 @pytest.mark.scenario("ask")
-def test_history_only_when_asked(a2a_client: A2AClient, answered_task: dict):
-    exchange = a2a_client.get_task(answered_task["id"])
+def test_history_only_when_asked(a2a_client: A2AClient, answered: Answered):
+    exchange = a2a_client.get_task(answered.task["id"])
     if exchange.task.get("history"):
         exchange.fail("without historyLength, GetTask must answer no history (omitted or empty)")
 
@@ -71,20 +80,35 @@ def test_history_only_when_asked(a2a_client: A2AClient, answered_task: dict):
 @pytest.mark.req("TASK-09")
 def test_history_length_limits_the_history(a2a_client: A2AClient):
     task = drivers.ordinary(a2a_client)
-    limit = drivers.held_history(a2a_client, task["id"]) - 1  # one fewer than the task holds, so the cut shows
+    held = drivers.held_history(a2a_client, task["id"], cut=1)  # two messages at least, so a cut of n > 0 shows
+    limit = held - 1
     exchange = a2a_client.get_task(task["id"], history_length=limit)
-    history = exchange.task.get("history") or []
-    if len(history) > limit:
-        exchange.fail(f"historyLength {limit} allows at most {limit} messages, got {len(history)}")
+    full = drivers.full_history(a2a_client, task, "GetTask")
+    wrong = drivers.history_cut_problem(full, exchange.task.get("history") or [], limit, [])
+    if wrong:
+        exchange.fail(wrong)
+
+
+@pytest.mark.req("TASK-09")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("cut", drivers.HISTORY_CUTS)
+def test_history_length_answers_the_most_recent_messages(a2a_client: A2AClient, answered: Answered, cut: str):
+    full = drivers.full_history(a2a_client, answered.task, "GetTask")
+    limit = drivers.history_cut(cut, len(full))
+    exchange = a2a_client.get_task(answered.task["id"], history_length=limit)
+    wrong = drivers.history_cut_problem(full, exchange.task.get("history") or [], limit, answered.sent)
+    if wrong:
+        exchange.fail(wrong)
 
 
 @pytest.mark.req("TASK-10")
 @pytest.mark.scenario("ask")
-def test_history_is_returned_when_asked(a2a_client: A2AClient, answered_task: dict):
-    exchange = a2a_client.get_task(answered_task["id"], history_length=10)
+@pytest.mark.parametrize("limit", [1, drivers.HISTORY_ALL], ids=["one", "past-all"])
+def test_history_is_returned_when_asked(a2a_client: A2AClient, answered: Answered, limit: int):
+    exchange = a2a_client.get_task(answered.task["id"], history_length=limit)
     history = exchange.task.get("history") or []
     if not history:
-        exchange.fail("with historyLength, GetTask must answer the task's recent messages")
+        exchange.fail(f"with historyLength {limit}, GetTask must answer the task's recent messages")
     if any(m.get("role") not in ("ROLE_USER", "ROLE_AGENT") for m in history):
         exchange.fail("history holds messages of the user and the agent")
 
@@ -112,16 +136,29 @@ def test_each_turn_is_its_own_task(a2a_client: A2AClient):
         a2a_client.get_task(second["id"]).fail("the second turn must stay in the same conversation")
 
 
+# Each interruption with the caller that can answer it: a question by text, an approval and a connection
+# through interactions/v1 (a connection is a Profile v2 interaction).
+RESUMERS = {"question": "a2a_client", "approval": "a2a_v1_client", "connection": "a2a_v2_client"}
+
+
 @pytest.mark.req("TASK-03")
-@pytest.mark.scenario("ask")
-def test_interrupted_task_continues_on_the_same_id(a2a_client: A2AClient):
-    task = drivers.run(a2a_client, "ask")
-    exchange = a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
+@pytest.mark.parametrize(
+    "kind", [pytest.param(kind, marks=pytest.mark.scenario(drivers.PAUSES[kind][0])) for kind in RESUMERS]
+)
+def test_interrupted_task_continues_on_the_same_id(request: pytest.FixtureRequest, a2a_target: Target, kind: str):
+    if kind == "connection" and not a2a_target.claims("profile-v2"):
+        not_applicable("a connection interaction is a Profile v2 rule, and the target claims less")
+    client: A2AClient = request.getfixturevalue(RESUMERS[kind])
+    task = drivers.paused_on(client, kind)
+    exchange = drivers.resume(client, task, kind)
     if exchange.task["id"] != task["id"]:
-        exchange.fail(f"the answer must continue task {task['id']}, got a new task {exchange.task['id']}")
-    final = drivers.settle(a2a_client, exchange.task)
+        exchange.fail(f"the answer to a {kind} must continue task {task['id']}, got a new task {exchange.task['id']}")
+    final = drivers.settle(client, exchange.task)
     if drivers.state(final) != "TASK_STATE_COMPLETED":
-        a2a_client.get_task(task["id"]).fail("the answered task should complete")
+        client.get_task(task["id"]).fail(f"the task answered on its {kind} should complete under the same id")
+    listed = client.list_tasks(contextId=task["contextId"])
+    if [t["id"] for t in listed.result["tasks"]] != [task["id"]]:
+        listed.fail(f"answering a {kind} must start no new task in the conversation")
 
 
 @pytest.mark.req("TASK-13")
@@ -132,6 +169,24 @@ def test_failed_turn_ends_failed(a2a_client: A2AClient):
         a2a_client.get_task(task["id"]).fail(
             f"the fail scenario should end TASK_STATE_FAILED, got {drivers.state(task)}"
         )
+
+
+def _named(a2a_client: A2AClient, exchange, expected: tuple[str, ...], what: str) -> None:
+    for seen in (exchange, a2a_client.get_task(exchange.task["id"])):
+        if drivers.state(seen.task) not in expected:
+            seen.fail(f"a task {what} is {' or '.join(expected)} by its A2A name, got {drivers.state(seen.task)!r}")
+
+
+@pytest.mark.req("TASK-13")
+@pytest.mark.scenario("slow", "ask", "complete")
+def test_every_state_the_kit_drives_has_its_a2a_name(a2a_client: A2AClient, a2a_cancel_at_end):
+    running = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True)
+    a2a_cancel_at_end(a2a_client, running.task["id"])
+    _named(a2a_client, running, ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"), "still running")
+    _named(a2a_client, a2a_client.send(drivers.scenario("complete")), ("TASK_STATE_COMPLETED",), "that completed")
+    asked = a2a_client.send(drivers.scenario("ask"))
+    _named(a2a_client, asked, ("TASK_STATE_INPUT_REQUIRED",), "waiting on a question")
+    _named(a2a_client, a2a_client.cancel(asked.task["id"]), ("TASK_STATE_CANCELED",), "canceled")
 
 
 @pytest.mark.req("TASK-01")

@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -67,6 +67,44 @@ def test_get_task_carries_telemetry_once_ended(a2a_v2_client: A2AClient):
         got.fail("GetTask of an ended task carries its telemetry/v1 data")
     if on_task != _telemetry(task):
         got.fail("GetTask's telemetry must equal what the turn's terminal answer carried")
+
+
+ENDS = [pytest.param(e, marks=pytest.mark.scenario(name)) for e, name in drivers.ENDINGS.items()]
+
+
+def _terminal_update(a2a_client: A2AClient, ending: str) -> tuple[dict, Exchange]:
+    """The telemetry/v1 data on the terminal status update of a task that ended ``ending``, and the GetTask."""
+    task = drivers.ended_in(a2a_client, ending)
+    got = a2a_client.get_task(task["id"])
+    return _status_telemetry(got.task) or {}, got
+
+
+@pytest.mark.req("TEL-01")
+@pytest.mark.parametrize("ending", ENDS)
+def test_terminal_update_of_every_end_carries_totals(a2a_v2_client: A2AClient, ending: str):
+    telemetry, got = _terminal_update(a2a_v2_client, ending)
+    totals = telemetry.get("totals")
+    if not isinstance(totals, dict) or not {"steps", "tokens", "costUsd"} <= set(totals):
+        got.fail(f"the terminal status update of a task that ended {ending} carries telemetry/v1 totals")
+    if any(not isinstance(totals[k], int | float) or isinstance(totals[k], bool) or totals[k] < 0 for k in totals):
+        got.fail(f"telemetry/v1 totals are non-negative numbers: {totals}")
+
+
+@pytest.mark.req("TEL-02")
+@pytest.mark.parametrize("ending", ENDS)
+def test_terminal_update_of_every_end_carries_the_trace_id(a2a_v2_client: A2AClient, ending: str):
+    telemetry, got = _terminal_update(a2a_v2_client, ending)
+    if not telemetry.get("traceId"):
+        got.fail(f"the terminal status update of a task that ended {ending} carries the turn's trace id")
+
+
+@pytest.mark.req("TEL-04")
+@pytest.mark.parametrize("ending", ENDS)
+def test_get_task_of_every_end_carries_its_telemetry(a2a_v2_client: A2AClient, ending: str):
+    telemetry, got = _terminal_update(a2a_v2_client, ending)
+    on_task = _telemetry(got.task)  # as the client reads it: the task's metadata, then its status message's
+    if on_task is None or on_task != telemetry:
+        got.fail(f"GetTask of a task that ended {ending} carries the telemetry its terminal status update carried")
 
 
 @pytest.mark.req("TEL-05")

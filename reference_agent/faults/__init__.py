@@ -32,6 +32,7 @@ def _load() -> dict[str, Any]:
     another, so each declares its faults as it is imported here, and FAULTS (and --list-faults) lists them
     in this order."""
     from nylorun_a2a_kit.reference_agent.faults import (
+        answers,
         binding,
         card,
         extensions,
@@ -46,11 +47,12 @@ def _load() -> dict[str, Any]:
         shapes,
         streaming,
         tasks,
+        updates,
         versioning,
     )
 
-    areas = (binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios, shapes)
-    loaded = {"AREAS": (*areas, streaming, tasks, versioning)}
+    areas = (answers, binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios)
+    loaded = {"AREAS": (*areas, shapes, streaming, tasks, updates, versioning)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
     return loaded

@@ -7,7 +7,7 @@ from typing import Any
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.feed import MAX_LIMIT, Feed
+from nylorun_a2a_kit.reference_agent.feed import MAX_LIMIT, Feed, FeedError
 from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
 FeedPage = dict[str, Any]
@@ -60,6 +60,14 @@ class FeedLimitIgnored(Feed):
         return MAX_LIMIT * 10
 
 
+@declare("feed-limit-1-refused", "limit 1, the bottom of the range, is refused", "FEED-05")
+class FeedLimit1Refused(Feed):
+    def limit(self, raw: str) -> int:
+        if raw.strip() == "1":
+            raise FeedError(f"limit must be from 2 to {MAX_LIMIT}")
+        return super().limit(raw)
+
+
 @declare("feed-has-more-wrong", "hasMore is always false", "FEED-05")
 @wire.feed_pages
 def feed_has_more_wrong(page: FeedPage) -> None:
@@ -72,11 +80,29 @@ class FeedSessionNewestFirst(Feed):
         return super().session_turns(session, subjects, after)[::-1]
 
 
+@declare(
+    "feed-session-cursor-ignored",
+    "with sessionId, changedAfter is ignored: every page starts the session again",
+    "FEED-06",
+)
+class FeedSessionCursorIgnored(Feed):
+    def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
+        return super().session_turns(session, subjects, 0)
+
+
 @declare("feed-bad-status-word", "a turn's status is 'done'", "FEED-08")
 @wire.feed_pages
 def feed_bad_status_word(page: FeedPage) -> None:
     for turn in page["turns"]:
         turn["status"] = "done"
+
+
+@declare("feed-cancelled-as-failed", "a canceled turn's status is 'failed'", "FEED-09")
+@wire.feed_pages
+def feed_cancelled_as_failed(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        if turn["status"] == "cancelled":
+            turn["status"] = "failed"
 
 
 @declare("feed-missing-a2a", "a turn that is an A2A task has a2a null", "FEED-09")

@@ -6,11 +6,12 @@ from dataclasses import replace
 from typing import Any
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
+from nylorun_a2a_kit.reference_agent.engine import Cancelling
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.listing import Paging
-from nylorun_a2a_kit.reference_agent.rpc import Rendering
-from nylorun_a2a_kit.reference_agent.store import TaskFilter, TaskRecord
+from nylorun_a2a_kit.reference_agent.rpc import Problems, Reading, Rendering
+from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TaskFilter, TaskRecord
 
 
 def _filter_ignoring(name: str) -> type[Paging]:
@@ -34,11 +35,76 @@ declare("timestamp-filter-ignored", "ListTasks ignores statusTimestampAfter", "L
 )
 
 
+@declare("status-filter-interrupted-lumped", "status AUTH_REQUIRED also lists INPUT_REQUIRED tasks", "LIST-02")
+class StatusFilterInterruptedLumped(Paging):
+    """Reads AUTH_REQUIRED as 'waiting on the caller', as INPUT_REQUIRED is: both match it."""
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        if flt.state != "TASK_STATE_AUTH_REQUIRED":
+            return super().fetch(flt, before, limit)
+        every = super().fetch(replace(flt, state=None), before, 2**62)
+        return [task for task in every if task.state in INTERRUPTED][:limit]
+
+
+@declare("timestamp-filter-exclusive", "statusTimestampAfter lists only tasks changed strictly after it", "LIST-03")
+class TimestampFilterExclusive(Paging):
+    """Reads 'after' literally; the proto says greater than or equal."""
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        every = super().fetch(flt, before, 2**62)
+        return [task for task in every if flt.status_after is None or task.status_ts > flt.status_after][:limit]
+
+
+@declare("later-pages-drop-time-filter", "pages after the first ignore statusTimestampAfter", "LIST-03")
+class LaterPagesDropTimeFilter(Paging):
+    """The keyset query of a next page is built anew, without the time filter."""
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        return super().fetch(flt if before is None else replace(flt, status_after=None), before, limit)
+
+
+@declare("cancel-keeps-list-position", "a canceled task keeps the list position of its previous change", "LIST-04")
+class CancelKeepsListPosition(Cancelling):
+    """CancelTask writes the new state and time, but not the key the list is ordered by."""
+
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        position = task.seq
+        canceled = await super().cancel(task)
+        canceled.seq = position
+        self.engine.store.save(canceled)
+        return canceled
+
+
+@declare("artifacts-when-false", "includeArtifacts false still lists artifacts", "LIST-10")
+class ArtifactsWhenFalse(Rendering):
+    def lists_artifacts(self, params: dict[str, Any]) -> bool:
+        return "includeArtifacts" in params
+
+
+@declare("list-history-newest-first", "ListTasks' historyLength cut lists its messages newest first", "LIST-11")
+class ListHistoryNewestFirst(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **shown)
+        if method == "ListTasks" and "history" in out:
+            out["history"] = out["history"][::-1]
+        return out
+
+
 @declare("list-oldest-first", "ListTasks orders oldest status change first", "LIST-04", "PAGE-03")
 class ListOldestFirst(Paging):
     def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
         every = self.store.page(flt, before_seq=None, limit=2**62)[::-1]
         return [task for task in every if before is None or task.seq > before][:limit]
+
+
+@declare(
+    "listed-artifacts-first-only", "with includeArtifacts, listed tasks carry only their first artifact", "LIST-10"
+)
+@wire.answers
+def listed_artifacts_first_only(call: wire.Call) -> None:
+    if call.method == "ListTasks" and call.params.get("includeArtifacts") is True:
+        for task in call.tasks():
+            task["artifacts"] = task.get("artifacts", [])[:1]
 
 
 @declare("artifacts-always-listed", "ListTasks includes artifacts without includeArtifacts", "LIST-10")
@@ -74,6 +140,38 @@ class DefaultPageSize20(Paging):
 class PageOverfills(Paging):
     def cut(self, tasks: list[TaskRecord], page_size: int) -> list[TaskRecord]:
         return super().cut(tasks, page_size + 1)
+
+
+@declare("page-size-capped-at-50", "pageSize above 50 is served as 50", "LIST-12")
+class PageSizeCappedAt50(Paging):
+    def page_size(self, params: dict[str, Any]) -> int:
+        return min(super().page_size(params), 50)
+
+
+page_size_zero_means_all = declare(
+    "page-size-nonpositive-means-all", "pageSize 0 or below lists every matching task", "LIST-09"
+)
+
+
+@page_size_zero_means_all
+class PageSizeZeroAccepted(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        size = params.get("pageSize")
+        if method == "ListTasks" and isinstance(size, int) and size <= 0:
+            problems = [p for p in problems if p[0] != "pageSize"]
+        return served, problems
+
+
+@page_size_zero_means_all
+class PageSizeZeroMeansAll(Paging):
+    """A page size of 0 or below is read as 'no limit', as a LIMIT of 0 or -1 is in some databases."""
+
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        return super().fetch(flt, before, limit if limit > 1 else 2**62)  # pageSize 0 asks for 0 + 1
+
+    def cut(self, tasks: list[TaskRecord], page_size: int) -> list[TaskRecord]:
+        return tasks if page_size <= 0 else super().cut(tasks, page_size)
 
 
 # -- page tokens
@@ -124,6 +222,12 @@ class ForeignCursorAccepted(Paging):
 
 
 # -- totals
+
+
+@declare("total-ignores-status-filter", "totalSize counts without the status filter", "LIST-08")
+class TotalIgnoresStatusFilter(Paging):
+    def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
+        return super().total(replace(flt, state=None), page)
 
 
 @declare("wrong-total-size", "totalSize counts the page, not the filtered set", "LIST-08", "PAGE-04")

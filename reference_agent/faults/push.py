@@ -99,6 +99,9 @@ def _not_pushed(states: frozenset[str]) -> type[Webhooks]:
 
 declare("interrupted-not-pushed", "a task pausing for input is not pushed", "PUSH-05")(_not_pushed(INTERRUPTED))
 declare("end-not-pushed", "a task's terminal state is not pushed", "PUSH-05")(_not_pushed(TERMINAL))
+declare("canceled-not-pushed", "a task's cancellation is not pushed", "PUSH-05")(
+    _not_pushed(frozenset({"TASK_STATE_CANCELED"}))
+)
 
 
 @declare("push-body-bare-task", "a delivery's body is a bare Task, not a StreamResponse", "PUSH-06")
@@ -134,6 +137,35 @@ declare("wrong-auth-header", "deliveries carry no Authorization from the config'
     _without("Authorization")
 )
 declare("missing-token", "deliveries do not carry the config's token", "PUSH-08")(_without(TOKEN_HEADER))
+
+
+def _retried_without(header: str) -> type[Webhooks]:
+    """Webhooks whose retries (a webhook-id attempted before) leave out ``header``: only first attempts have it."""
+
+    class RetriedWithout(Webhooks):
+        def __init__(self, secret: str | None):
+            super().__init__(secret)
+            self._attempted: set[str] = set()
+
+        def request(self, config: Config, webhook_id: str, body: bytes) -> tuple[bytes, Headers]:
+            body, headers = super().request(config, webhook_id, body)
+            if webhook_id in self._attempted:
+                headers.pop(header, None)
+            self._attempted.add(webhook_id)
+            return body, headers
+
+    return RetriedWithout
+
+
+declare("retry-without-token", "a retried delivery does not carry the config's token", "PUSH-08")(
+    _retried_without(TOKEN_HEADER)
+)
+declare("retry-without-authorization", "a retried delivery carries no Authorization", "PUSH-07")(
+    _retried_without("Authorization")
+)
+declare("retry-unsigned", "a retried delivery carries no webhook-signature", "PUSH-09")(
+    _retried_without("webhook-signature")
+)
 
 
 @declare("bad-signature", "webhook-signature does not verify", "PUSH-09")
@@ -243,6 +275,12 @@ class RetriesShrink(RetryPolicy):
 class GoneIgnored(RetryPolicy):
     def gone(self, status: int | None) -> bool:
         return False
+
+
+@declare("not-found-is-gone", "404 disables the config, as 410 Gone does", "PUSH-12")
+class NotFoundIsGone(RetryPolicy):
+    def gone(self, status: int | None) -> bool:
+        return status == 404 or super().gone(status)
 
 
 @declare("new-webhook-id-on-retry", "a retry gets a new webhook-id", "PUSH-10", "PUSH-12")

@@ -10,7 +10,7 @@ from nylorun_a2a_kit.reference_agent.engine import Cancelling
 from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.listing import Page, Paging
-from nylorun_a2a_kit.reference_agent.policies import Access, Queueing, context_busy
+from nylorun_a2a_kit.reference_agent.policies import Access, Conversations, Queueing, context_busy, delivery
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
 from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
 
@@ -19,6 +19,28 @@ from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
 class BusyRefused(Queueing):
     def refusal(self, params: dict[str, Any], busy: TaskRecord) -> RpcError | None:
         return super().refusal(params, busy) or context_busy(busy)
+
+
+@declare("explicit-queue-refused", 'delivery "queue" given explicitly is refused CONTEXT_BUSY', "QUEUE-01")
+class ExplicitQueueRefused(Queueing):
+    """Reads any delivery given as a wish not to wait: only a message without one is queued."""
+
+    def refusal(self, params: dict[str, Any], busy: TaskRecord) -> RpcError | None:
+        return context_busy(busy) if delivery(params) is not None else super().refusal(params, busy)
+
+
+@declare("queued-retry-queued-again", "a retried messageId of a queued message is queued again as another", "SEND-04")
+class QueuedRetryQueuedAgain(Conversations):
+    """Knows the ids of messages turns have taken, not of messages still waiting: a retry of one is queued as
+    a message of its own (under an id of the agent's, since the caller's is taken)."""
+
+    def retried(self, caller: Caller, message: dict[str, Any]) -> str | None:
+        known = super().retried(caller, message)
+        waiting = self.queue.find(caller.agent_id, caller.subject, message["messageId"])
+        if waiting is None or waiting.taken_by:
+            return known
+        message["messageId"] += "-again"
+        return None
 
 
 @declare("reject-ignored", 'delivery "reject" is queued like any other message', "QUEUE-06")

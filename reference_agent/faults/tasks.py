@@ -56,6 +56,15 @@ class NewTaskOnResume(Conversations):
         return None
 
 
+@declare("new-task-on-connection", "an answer to a connection interaction starts a new task", "TASK-03")
+class NewTaskOnConnection(Conversations):
+    """Continues questions and approvals, but reads a connection's answer as a new request."""
+
+    def continued(self, message: dict[str, Any]) -> str | None:
+        answer = (message.get("metadata") or {}).get(extensions.INTERACTIONS) or {}
+        return None if answer.get("value") == {"connected": True} else super().continued(message)
+
+
 @declare("unknown-task-starts-new", "a message naming an unknown taskId starts a new task", "SEND-07")
 class UnknownTaskStartsNew(Conversations):
     def continued(self, message: dict[str, Any]) -> str | None:
@@ -107,6 +116,21 @@ class TerminalTaskAcceptsMessage(Continuation):
 
     def picks_up(self, task: TaskRecord, message: dict[str, Any]) -> None:
         if task.state in TERMINAL:
+            task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
+        else:
+            super().picks_up(task, message)
+
+
+@declare("canceled-task-accepts-message", "a message to a CANCELED task starts it again", "SEND-09")
+class CanceledTaskAcceptsMessage(Continuation):
+    """Refuses messages to COMPLETED and FAILED tasks, but reads CANCELED as 'stopped, may go on'."""
+
+    def check_state(self, task: TaskRecord) -> None:
+        if task.state != "TASK_STATE_CANCELED":
+            super().check_state(task)
+
+    def picks_up(self, task: TaskRecord, message: dict[str, Any]) -> None:
+        if task.state == "TASK_STATE_CANCELED":
             task.scenario = scenarios.parse(message, self.config.max_scenario_ms)
         else:
             super().picks_up(task, message)
@@ -183,6 +207,33 @@ declare("send-history-ignored", "SendMessage ignores configuration.historyLength
 )
 
 
+@declare("get-history-oldest", "GetTask's historyLength n answers the oldest n messages", "TASK-09")
+class GetHistoryOldest(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **shown)
+        if method == "GetTask" and "history" in out:
+            out["history"] = task.history[: len(out["history"])]
+        return out
+
+
+@declare("get-history-drops-newest", "GetTask's historyLength n answers the n messages before the newest", "TASK-09")
+class GetHistoryDropsNewest(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **shown)
+        if method == "GetTask" and "history" in out:
+            out["history"] = task.history[-len(out["history"]) - 1 : -1]
+        return out
+
+
+@declare("send-history-off-by-one", "SendMessage's historyLength n answers the n messages before the newest", "SEND-12")
+class SendHistoryOffByOne(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **shown)
+        if method == "SendMessage" and "history" in out:
+            out["history"] = task.history[-len(out["history"]) - 1 : -1]
+        return out
+
+
 @declare("history-never", "GetTask never answers history", "TASK-10")
 class HistoryNever(Rendering):
     def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
@@ -196,6 +247,14 @@ def get_task_stale_state(call: wire.Call) -> None:
         for task in call.tasks():
             if task["status"]["state"] == "TASK_STATE_COMPLETED":
                 task["status"]["state"] = "TASK_STATE_WORKING"
+
+
+@declare("canceled-spelled-cancelled", "a canceled task's state is written TASK_STATE_CANCELLED", "TASK-13")
+@wire.answers
+def canceled_spelled_cancelled(call: wire.Call) -> None:
+    for task in call.tasks():
+        if task["status"]["state"] == "TASK_STATE_CANCELED":
+            task["status"]["state"] = "TASK_STATE_CANCELLED"
 
 
 @declare("get-task-without-artifacts", "GetTask answers the task without its artifacts", "TASK-04")
@@ -236,6 +295,29 @@ class CancelEndedTask(Cancelling):
     async def cancel(self, task: TaskRecord) -> TaskRecord:
         if task.state in TERMINAL and task.state != "TASK_STATE_CANCELED":
             return task
+        return await super().cancel(task)
+
+
+@declare("cancel-failed-task", "CancelTask on a FAILED task answers it CANCELED", "CANCEL-02")
+class CancelFailedTask(Cancelling):
+    """Refuses an ended task only when it completed: a failed one is 'not done' and gets canceled."""
+
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        if task.state == "TASK_STATE_FAILED":
+            self.engine.set_status(task, "TASK_STATE_CANCELED", "Canceled at the caller's request.")
+            return task
+        return await super().cancel(task)
+
+
+@declare("cancel-auth-required-refused", "CancelTask on an AUTH_REQUIRED task is refused", "CANCEL-01")
+class CancelAuthRequiredRefused(Cancelling):
+    """Cancels running and INPUT_REQUIRED tasks, but reads AUTH_REQUIRED as waiting on someone else."""
+
+    async def cancel(self, task: TaskRecord) -> TaskRecord:
+        if task.state == "TASK_STATE_AUTH_REQUIRED":
+            raise RpcError(
+                "TaskNotCancelableError", "The task waits on an authorization.", reason="TASK_NOT_CANCELABLE"
+            )
         return await super().cancel(task)
 
 
