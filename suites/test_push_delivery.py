@@ -14,7 +14,6 @@ from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = pytest.mark.scenario("ask")
 FAILING = {"then": "500"}  # an endpoint that fails every attempt
-MAX_WINDOW_WATCH_S = 60.0
 
 
 def _paused(
@@ -34,22 +33,6 @@ def _answer(a2a_client: A2AClient, task: dict) -> None:
 def _quiet_s(a2a_target: Target) -> float:
     """How long 'nothing more arrives' is watched: a retry-schedule step of hours, and at least 2.5 s."""
     return min(a2a_target.push.wait_s, max(2.5, a2a_target.push.scaled(3 * 3600)))
-
-
-def _by_event(deliveries) -> dict[str, list]:
-    events: dict[str, list] = {}
-    for delivery in deliveries:
-        events.setdefault(delivery.webhook_id or "", []).append(delivery)
-    return events
-
-
-def _attempts_of_first(deliveries) -> list:
-    """Every attempt of the first event delivered (later events may arrive between its retries)."""
-    return _by_event(deliveries).get(deliveries[0].webhook_id, []) if deliveries else []
-
-
-def _first_tried(count: int):
-    return lambda ds: len(_attempts_of_first(ds)) >= count
 
 
 @pytest.mark.req("PUSH-05")
@@ -169,9 +152,9 @@ def _retried(a2a_pushing: Target, a2a_client: A2AClient, receiver: PushReceiver,
     no retried delivery to judge: not checked (whether it must be retried is PUSH-12's)."""
     task, endpoint, _ = _paused(a2a_client, receiver, ["500"], **fields)
     _answer(a2a_client, task)
-    attempts = _attempts_of_first(endpoint.wait_for(_first_tried(2), a2a_pushing.push.wait_s))
+    attempts = push_checks.retries(endpoint, 2, a2a_pushing)
     if len(attempts) < 2:
-        not_checked(f"no failed delivery was retried within {a2a_pushing.push.wait_s} s, so no retry to look at")
+        not_checked("no failed delivery was retried, so no retry to look at (whether one must be is PUSH-12's)")
     return attempts
 
 
@@ -202,7 +185,7 @@ def test_failed_delivery_is_retried_with_the_same_id_and_body(
 ):
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500", "500"])
     _answer(a2a_client, task)
-    attempts = _attempts_of_first(endpoint.wait_for(_first_tried(3), a2a_pushing.push.wait_s))
+    attempts = push_checks.retries(endpoint, 3, a2a_pushing)
     if len(attempts) < 3:
         pytest.fail(f"an event answered 500 twice must be retried until a 2xx: {len(attempts)} attempts arrived")
     if len({a.body for a in attempts}) != 1:
@@ -223,8 +206,8 @@ def test_delivery_is_retried_after_each_kind_of_failure(
 ):
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, [failure])
     _answer(a2a_client, task)
-    wait = a2a_pushing.push.wait_s + (a2a_push_receiver.slow_s if failure == "slow" else 0)
-    if len(_attempts_of_first(endpoint.wait_for(_first_tried(2), wait))) < 2:
+    slow_s = a2a_push_receiver.slow_s if failure == "slow" else 0.0
+    if len(push_checks.retries(endpoint, 2, a2a_pushing, extra_s=slow_s)) < 2:
         pytest.fail(f"a delivery that failed ({failure}) must be attempted again with the same webhook-id")
 
 
@@ -255,8 +238,8 @@ def test_retry_gaps_never_shrink_and_stop_at_success(
 ):
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"] * 4)
     _answer(a2a_client, task)
-    first = endpoint.wait_for(_first_tried(5), a2a_pushing.push.wait_s)
-    attempts = _attempts_of_first(first)
+    attempts = push_checks.retries(endpoint, 5, a2a_pushing)
+    first = endpoint.wait_for(lambda ds: True, 0.0)  # every delivery so far
     if len(attempts) < 5:
         pytest.fail(f"an event failed four times must be tried a fifth time: {len(attempts)} attempts")
     gaps = [b.received_at - a.received_at for a, b in itertools.pairwise(attempts)]
@@ -273,9 +256,7 @@ def test_retry_after_is_respected(a2a_pushing: Target, a2a_client: A2AClient, a2
     wait = 3600 if a2a_pushing.push.time_scale < 1 else 5
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, [f"503:{wait}"])
     _answer(a2a_client, task)
-    attempts = _attempts_of_first(
-        endpoint.wait_for(_first_tried(2), a2a_pushing.push.wait_s + a2a_pushing.push.scaled(wait))
-    )
+    attempts = push_checks.retries(endpoint, 2, a2a_pushing, extra_s=a2a_pushing.push.scaled(wait))
     if len(attempts) < 2:
         pytest.fail("a delivery answered 503 with Retry-After must be retried")
     gap = attempts[1].received_at - attempts[0].received_at
@@ -300,12 +281,11 @@ def test_gone_stops_deliveries(a2a_pushing: Target, a2a_client: A2AClient, a2a_p
 
 @pytest.mark.req("PUSH-13")
 def test_retries_stop_within_24_hours(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
-    window = a2a_pushing.push.scaled(24 * 3600)
-    if window > MAX_WINDOW_WATCH_S:
+    window = a2a_pushing.push.scaled(push_checks.RETRY_WINDOW_S)
+    if window > push_checks.MAX_WINDOW_WATCH_S:
         not_checked(
             f"24 hours at time scale {a2a_pushing.push.time_scale} is {window:.0f} s of watching",
-            needs=f"a Runtime test clock that runs 24 hours in {MAX_WINDOW_WATCH_S:.0f} s or less, given as "
-            "--a2a-push-time-scale",
+            needs=push_checks.RETRY_NEEDS,
         )
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, **FAILING)
     _answer(a2a_client, task)
@@ -315,7 +295,7 @@ def test_retries_stop_within_24_hours(a2a_pushing: Target, a2a_client: A2AClient
     event = first[0].webhook_id
     # Watch past the window: a sender that keeps retrying shows itself by an attempt after it.
     settled = endpoint.wait_for(lambda ds: False, window * 1.3)
-    attempts = _by_event(settled).get(event, [])
+    attempts = push_checks.by_event(settled).get(event, [])
     span = attempts[-1].received_at - attempts[0].received_at
     if span > window * 1.05:
         pytest.fail(f"retries went on for {span:.2f} s, past 24 h on the scaled clock ({window:.2f} s)")
