@@ -225,9 +225,11 @@ def test_delivery_is_retried_after_a_refused_connection(
     drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.closed_url(endpoint.path)).ok()
     _answer(a2a_client, task)
     # Let a few attempts meet the closed port, then listen: only a retry can arrive now.
-    endpoint.quiet_for(a2a_pushing.push.scaled(400), after=0)
+    endpoint.quiet_for(min(a2a_pushing.push.scaled(400), a2a_pushing.push.wait_s / 3), after=0)
     a2a_push_receiver.open_closed()
-    delivered = endpoint.wait_for(lambda ds: len(ds) >= 1, a2a_pushing.push.wait_s)
+    delivered = push_checks.within_the_window(
+        endpoint, lambda ds: len(ds) >= 1, a2a_pushing, "a retry after the refusal"
+    )
     if not delivered:
         pytest.fail("a delivery refused at connect must be retried once the receiver listens")
 
@@ -329,7 +331,7 @@ def test_delete_is_idempotent_and_stops_deliveries(
     for _ in range(2):  # the second delete must answer like the first
         a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
     # An attempt already in flight may still land; after that, nothing.
-    settled = endpoint.quiet_for(a2a_pushing.push.scaled(60) + 0.2, after=10**6)
+    settled = endpoint.quiet_for(push_checks.watch_s(a2a_pushing, 60) + 0.2, after=10**6)
     later = endpoint.quiet_for(_quiet_s(a2a_pushing), after=len(settled))
     if len(later) > len(settled):
         pytest.fail(f"{len(later) - len(settled)} deliveries reached a deleted config's url")

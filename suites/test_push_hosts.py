@@ -12,7 +12,7 @@ import pytest
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
 from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.requirements import not_checked
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
 from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = [pytest.mark.req("PUSH-11"), pytest.mark.scenario("ask")]
@@ -56,7 +56,7 @@ def _gets_nothing(a2a_pushing: Target, a2a_client: A2AClient, receiver: PushRece
     a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
     control.wait_for(lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), a2a_pushing.push.wait_s)
     if not exchange.is_error:  # give the accepted config's first attempts and a retry time to land, if they would
-        control.quiet_for(a2a_pushing.push.scaled(400) + 0.3, after=10**6)
+        control.quiet_for(push_checks.watch_s(a2a_pushing, 400) + 0.3, after=10**6)
     if receiver.hits(path):
         exchange.fail(f"a delivery reached {url}, a destination the Runtime does not allow")
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import base64
 import http.server
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -22,6 +26,8 @@ from tests.suite_runs import REPO, run_suites
 
 USAGE_ERROR = 4
 STARTUP_S = 15  # two workers starting, and the checks that ran before the target went silent
+FROZEN_AFTER_S = 10  # into the gate's run, the target's process is stopped
+SLACK_S = 10  # the workers' in-flight checks ending, and the gate writing what it publishes
 VALID_CARD = {
     "name": "plain",
     "description": "an agent",
@@ -352,3 +358,47 @@ def test_the_readme_documents_every_option():
     flags = [options.flag(spec.name) for spec in options.OPTIONS if spec.name not in options.FOREIGN]
     missing = [flag for flag in flags if f"`{flag}`" not in readme]
     assert not missing, f"options the README's table does not name: {missing}"
+
+
+@pytest.mark.slow
+def test_a_frozen_target_stops_the_gate_fast_in_one_line(tmp_path):
+    """The target's process stopped (SIGSTOP) while a gated -n 2 run checks it: the gate ends within the
+    timeout, the liveness probe and a few seconds, in one line, exit 4, and publishes no verdict."""
+    db = tmp_path / "frozen-agent.sqlite3"
+    gate = [sys.executable, "-m", "nylorun_a2a_kit.fixtures.gate.cli", "--no-html", "--out", str(tmp_path / "out")]
+    with agent_process(db, "--key", "kit-key") as base:
+        [pid] = [
+            int(p) for p in subprocess.run(["pgrep", "-f", str(db)], capture_output=True, text=True).stdout.split()
+        ]
+        command = [
+            *gate,
+            "--",
+            f"--target-url={base}/v1/a2a/agents/support",
+            "--a2a-key=kit-key",
+            "--a2a-timeout-s=3",
+            "-n",
+            "2",
+            "-p",
+            "no:randomly",
+        ]
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
+        running = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment
+        )
+        try:
+            time.sleep(FROZEN_AFTER_S)
+            os.kill(pid, signal.SIGSTOP)
+            frozen_at = time.monotonic()
+            output, _ = running.communicate(timeout=300)
+            took = time.monotonic() - frozen_at
+        finally:
+            os.kill(pid, signal.SIGCONT)
+            running.kill()
+    assert running.returncode == USAGE_ERROR, output[-3000:]
+    assert took < 3 + silence.PROBE_S + SLACK_S, f"the gate took {took:.0f} s to see the target frozen"
+    stopped = [line for line in output.splitlines() if "stopped answering at" in line and "checks not run" in line]
+    assert len(stopped) == 1, output[-3000:]
+    assert "Traceback" not in output and "INTERNALERROR" not in output, output[-3000:]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"] == "no-verdict" and not summary["new_failures"], summary["verdict_reasons"]
+    assert "no verdict: the target at" in (tmp_path / "out" / "junit.xml").read_text(encoding="utf-8")
