@@ -80,8 +80,29 @@ def misplaced(rules: Sequence, entries: Sequence[spec_trace.Entry]) -> list[str]
     return wrong
 
 
+def assert_traced(found: Sequence, kind: str, describe, rules: str, one_rule: str) -> None:
+    """Every rule ``found`` is traced by an index entry of ``kind``, and every such entry names ``one_rule``."""
+    entries = spec_trace.load().of(kind)
+    missing = untraced(found, entries, describe)
+    assert not missing, f"{rules} with neither a requirement nor not_checked:\n" + "\n".join(missing)
+    wrong = misplaced(found, entries)
+    assert not wrong, f"{kind} entries that do not name {one_rule}:\n" + "\n".join(wrong)
+
+
 def _sentence(rule, level) -> str:
     return f"§{rule.section} ({level}): {rule.text[:160]}"
+
+
+def _listed_error(error, _level) -> str:
+    return f"§{error.section} {error.error}: {error.condition[:120]}"
+
+
+def _proto_rule(rule, level) -> str:
+    return f"{rule.section} ({level}): {rule.text[:140]}"
+
+
+def _required_field(field, _level) -> str:
+    return f"{field.element}: {field.comment[:100]}"
 
 
 # -- the index as data (no specification needed)
@@ -292,22 +313,14 @@ def test_every_entry_finds_exactly_one_sentence():
 def test_every_in_scope_rule_stated_in_lower_case_is_traced():
     found = in_scope(spec_trace.prose_sentences(specification()))
     assert len(found) > 5, f"only {len(found)} lower-case rules found: the extraction is broken"
-    entries = spec_trace.load().of("prose")
-    missing = untraced(found, entries, _sentence)
-    assert not missing, "lower-case rules with neither a requirement nor not_checked:\n" + "\n".join(missing)
-    wrong = misplaced(found, entries)
-    assert not wrong, "prose entries that do not name one rule of their section:\n" + "\n".join(wrong)
+    assert_traced(found, "prose", _sentence, "lower-case rules", "one rule of their section")
 
 
 def test_every_listed_error_of_every_operation_is_traced():
     found = in_scope(spec_trace.listed_errors(specification()))
     operations = {e.section for e in found if e.section.startswith("3.1.")}
     assert len(operations) >= 10, f"Errors lists of only {sorted(operations)} found: the extraction is broken"
-    entries = spec_trace.load().of("error")
-    missing = untraced(found, entries, lambda e, _: f"§{e.section} {e.error}: {e.condition[:120]}")
-    assert not missing, "listed errors with neither a requirement nor not_checked:\n" + "\n".join(missing)
-    wrong = misplaced(found, entries)
-    assert not wrong, "error entries that do not name one listed error:\n" + "\n".join(wrong)
+    assert_traced(found, "error", _listed_error, "listed errors", "one listed error")
 
 
 def test_every_row_of_the_error_code_table_is_traced():
@@ -333,21 +346,13 @@ def test_the_proto_kept_here_is_the_shared_one():
 def test_every_rule_of_a2a_proto_is_traced():
     found = spec_trace.proto_rules(proto())
     assert len(found) > 30, f"only {len(found)} proto rules found: the extraction is broken"
-    entries = spec_trace.load().of("proto")
-    missing = untraced(found, entries, lambda r, level: f"{r.section} ({level}): {r.text[:140]}")
-    assert not missing, "a2a.proto rules with neither a requirement nor not_checked:\n" + "\n".join(missing)
-    wrong = misplaced(found, entries)
-    assert not wrong, "proto entries that do not name one rule of their element:\n" + "\n".join(wrong)
+    assert_traced(found, "proto", _proto_rule, "a2a.proto rules", "one rule of their element")
 
 
 def test_every_required_field_of_a2a_proto_is_traced():
     found = spec_trace.proto_required(proto())
     assert len(found) > 50, f"only {len(found)} REQUIRED fields found: the extraction is broken"
-    entries = spec_trace.load().of("required")
-    missing = untraced(found, entries, lambda f, _: f"{f.element}: {f.comment[:100]}")
-    assert not missing, "REQUIRED fields with neither a requirement nor not_checked:\n" + "\n".join(missing)
-    wrong = misplaced(found, entries)
-    assert not wrong, "required entries that do not name one REQUIRED field:\n" + "\n".join(wrong)
+    assert_traced(found, "required", _required_field, "REQUIRED fields", "one REQUIRED field")
 
 
 def test_every_section_of_the_specification_has_a_scope_decision():

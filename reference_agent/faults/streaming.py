@@ -7,6 +7,7 @@ kind of event), the way an implementation that got the common case right would.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -16,7 +17,7 @@ from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.engine import Engine
 from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found, unsupported
 from nylorun_a2a_kit.reference_agent.faults import wire
-from nylorun_a2a_kit.reference_agent.faults.catalog import Fault, declare
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.status import update_event
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 from nylorun_a2a_kit.reference_agent.streaming import Event, Render, Streaming
@@ -26,11 +27,21 @@ def _says_streaming(card: dict[str, Any], request: web.Request, config: AgentCon
     card["capabilities"]["streaming"] = True
 
 
-def streamed(name: str, description: str, *breaks: str) -> Fault:
-    """A fault of an Agent whose card declares streaming; apply it to the Streaming variant that serves it."""
+def _serves_both(self: Streaming, method: str) -> bool:
+    return True
+
+
+def streamed(name: str, description: str, *breaks: str) -> Callable[[type[Streaming]], type[Streaming]]:
+    """A fault of an Agent whose card declares streaming and that serves both stream methods; apply it to the
+    Streaming variant that serves them (rightly, or with its one rule broken)."""
     fault = declare(name, description, *breaks)
     fault(wire.cards(_says_streaming))
-    return fault
+
+    def served(variant: type[Streaming]) -> type[Streaming]:
+        variant.serves = _serves_both
+        return fault(variant)
+
+    return served
 
 
 @streamed(
@@ -41,8 +52,7 @@ def streamed(name: str, description: str, *breaks: str) -> Fault:
     "UNSRV-02",
 )
 class Served(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
+    """Both stream methods, served as A2A has them."""
 
 
 @streamed(
@@ -51,9 +61,6 @@ class Served(Streaming):
     "STREAM-01",
 )
 class OpenAfterFailed(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def closes_at(self, state: str, method: str) -> bool:
         held = method == "SendStreamingMessage" and state == "TASK_STATE_FAILED"
         return super().closes_at(state, method) and not held
@@ -66,9 +73,6 @@ class OpenAfterFailed(Streaming):
     "STREAM-02",
 )
 class OpenAfterCancel(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def closes_at(self, state: str, method: str) -> bool:
         return super().closes_at(state, method) and state != "TASK_STATE_CANCELED"
 
@@ -79,9 +83,6 @@ class OpenAfterCancel(Streaming):
     "STREAM-07",
 )
 class ClosesAtAuthRequired(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def closes_at(self, state: str, method: str) -> bool:
         return super().closes_at(state, method) or state == "TASK_STATE_AUTH_REQUIRED"
 
@@ -92,9 +93,6 @@ class ClosesAtAuthRequired(Streaming):
     "STREAM-01",
 )
 class ArtifactOfAnotherTask(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def shown(self, event: Event) -> Event:
         update = event.get("artifactUpdate")
         if update is None:
@@ -109,9 +107,6 @@ class ArtifactOfAnotherTask(Streaming):
     "STREAM-02",
 )
 class SubscribeStartsWithUpdate(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def first(self, task: TaskRecord, method: str, render: Render) -> Event:
         if method == "SubscribeToTask" and task.state == "TASK_STATE_WORKING":
             return update_event(task)
@@ -124,9 +119,6 @@ class SubscribeStartsWithUpdate(Streaming):
     "STREAM-02",
 )
 class StaleSnapshot(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def first(self, task: TaskRecord, method: str, render: Render) -> Event:
         event = super().first(task, method, render)
         if method == "SubscribeToTask":
@@ -139,9 +131,6 @@ def _ended_streams(state: str):
     """A variant whose SubscribeToTask streams a task ended ``state`` (its Task, then the stream closes)."""
 
     class EndedStreams(Streaming):
-        def serves(self, method: str) -> bool:
-            return True
-
         def refusal(self, task: TaskRecord) -> RpcError | None:
             return None if task.state == state else super().refusal(task)
 
@@ -170,9 +159,6 @@ streamed(
     "STREAM-03",
 )
 class FailedNotFound(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def refusal(self, task: TaskRecord) -> RpcError | None:
         return task_not_found(task.id) if task.state == "TASK_STATE_FAILED" else super().refusal(task)
 
@@ -199,9 +185,6 @@ class SubscribeUndeclared(Streaming):
     "STREAM-06",
 )
 class ContinuesEndedTask(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
         try:
             return await super().send(engine, caller, params)
@@ -219,9 +202,6 @@ class ContinuesEndedTask(Streaming):
     "STREAM-06",
 )
 class UnknownTaskStartsNew(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
         try:
             return await super().send(engine, caller, params)
@@ -238,9 +218,6 @@ class UnknownTaskStartsNew(Streaming):
     "STREAM-06",
 )
 class UnknownTaskUnsupported(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def subscribed(self, engine: Engine, caller: Caller, task_id: str) -> TaskRecord:
         if engine.store.get(task_id) is None:
             raise unsupported("No such task to subscribe to.", "OPERATION_NOT_SUPPORTED", taskId=task_id)
@@ -256,9 +233,6 @@ class UnknownTaskUnsupported(Streaming):
     "STREAM-05",
 )
 class SecondStreamMissesArtifacts(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def publish(self, task_id: str, event: Event) -> None:
         if "artifactUpdate" not in event:
             return super().publish(task_id, event)
@@ -272,8 +246,5 @@ class SecondStreamMissesArtifacts(Streaming):
     "STREAM-05",
 )
 class ClosingOneEndsAll(Streaming):
-    def serves(self, method: str) -> bool:
-        return True
-
     def closed(self, task_id: str, queue: Any) -> None:
         self._open.pop(task_id, None)
