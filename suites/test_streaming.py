@@ -13,18 +13,13 @@ from nylorun_a2a_kit.fixtures.target import Target
 stream_verdict = streams.verdict  # the rule a stream is judged by (the kit's own tests exercise it)
 
 
-def declared(target: Target) -> None:
-    if not streams.streams_declared(target.card):
-        not_applicable("the card says streaming false (the refusal is checked instead)")
-
-
 def message(text: str, **fields: str) -> dict:
     return {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": text}], **fields}
 
 
 @pytest.mark.req("STREAM-01")
 def test_a_streamed_message_is_one_message_or_the_task_then_its_updates(a2a_client: A2AClient, a2a_target: Target):
-    declared(a2a_target)
+    streams.declared(a2a_target)
     exchange = a2a_client.call("SendStreamingMessage", {"message": message("Say hello.")})
     judge(exchange, a2a_client, a2a_target)
 
@@ -42,7 +37,7 @@ def test_a_task_stream_closes_once_its_task_ends(
     a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end, ending: str, name: str
 ):
     """Each terminal state a scenario reaches (REJECTED: none of the contract's does)."""
-    declared(a2a_target)
+    streams.declared(a2a_target)
     if ending != "TASK_STATE_CANCELED":
         exchange = a2a_client.call("SendStreamingMessage", {"message": message(drivers.scenario(name))})
     else:
@@ -75,10 +70,7 @@ def judge(exchange: Exchange, client: A2AClient, target: Target) -> str | None:
     if task is None:  # a single Message, and the stream closed
         return None
     if unsettled:
-        now = drivers.state(client.get_task(task["id"]).task)
-        if now in drivers.TERMINAL:
-            exchange.fail(f"the task is {now} (GetTask), but its stream stayed open")
-        not_checked(f"the stream was still open after {target.timeout_s:.0f} s with the task {unsettled}")
+        streams.stayed_open(exchange, client, task["id"], unsettled, "its stream", "the stream")
     return task["id"]
 
 
@@ -88,7 +80,7 @@ def test_a_stream_stays_open_while_its_task_waits_for_authorization(
     a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
 ):
     """A2A §7.6.1: the task pauses in AUTH_REQUIRED; the kit then cancels it, which the open stream must carry."""
-    declared(a2a_target)
+    streams.declared(a2a_target)
     stream = streams.Background(a2a_client, "SendStreamingMessage", {"message": message(drivers.scenario("approve"))})
     paused = stream.reaches("TASK_STATE_AUTH_REQUIRED", a2a_target.timeout_s)
     task = streams.first_task(stream.first_event(0))
@@ -127,7 +119,6 @@ def test_without_the_capability_subscribe_to_task_is_refused(
 ):
     """On a running task: an ended one is refused by a streaming Agent too (§3.1.6), so it tells nothing."""
     undeclared(a2a_target)
-    task = a2a_client.send(drivers.scenario("slow", 10_000), return_immediately=True).task
-    a2a_cancel_at_end(a2a_client, task["id"])
+    task = drivers.working(a2a_client, a2a_cancel_at_end, 10_000)
     exchange = a2a_client.call("SubscribeToTask", {"id": task["id"]})
     streams.expect_refused(exchange, "the card says streaming false")

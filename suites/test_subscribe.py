@@ -6,14 +6,9 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
-from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
+from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers, streams
 from nylorun_a2a_kit.fixtures.target import Target
-
-
-def declared(target: Target) -> None:
-    if not streams.streams_declared(target.card):
-        not_applicable("the card says streaming false (the refusal is checked instead)")
 
 
 def judge(exchange: Exchange, client: A2AClient, task_id: str, *, state_now: str | None = None) -> None:
@@ -31,10 +26,13 @@ def judge(exchange: Exchange, client: A2AClient, task_id: str, *, state_now: str
     if problem:
         exchange.fail(problem)
     if unsettled:
-        now = drivers.state(client.get_task(task_id).task)
-        if now in drivers.TERMINAL:
-            exchange.fail(f"the task is {now} (GetTask), but the subscription's stream stayed open")
-        not_checked(f"the subscription was still open after {client.timeout_s:.0f} s with the task {unsettled}")
+        streams.stayed_open(exchange, client, task_id, unsettled, "the subscription's stream", "the subscription")
+
+
+def working_task(client: A2AClient, target: Target, cancel_at_end, ms: int) -> dict:
+    """A task working for ``ms`` to subscribe to, on an Agent whose card declares streaming."""
+    streams.declared(target)
+    return drivers.working(client, cancel_at_end, ms)
 
 
 @pytest.mark.req("STREAM-02")
@@ -42,9 +40,7 @@ def judge(exchange: Exchange, client: A2AClient, task_id: str, *, state_now: str
 def test_a_subscription_to_a_working_task_follows_it_until_it_completes(
     a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
 ):
-    declared(a2a_target)
-    task = a2a_client.send(drivers.scenario("slow", 2_000), return_immediately=True).task
-    a2a_cancel_at_end(a2a_client, task["id"])
+    task = working_task(a2a_client, a2a_target, a2a_cancel_at_end, 2_000)
     judge(a2a_client.call("SubscribeToTask", {"id": task["id"]}), a2a_client, task["id"])
 
 
@@ -53,9 +49,7 @@ def test_a_subscription_to_a_working_task_follows_it_until_it_completes(
 def test_a_subscription_to_a_working_task_closes_once_it_is_canceled(
     a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
 ):
-    declared(a2a_target)
-    task = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    a2a_cancel_at_end(a2a_client, task["id"])
+    task = working_task(a2a_client, a2a_target, a2a_cancel_at_end, 120_000)
     stream = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
     if stream.first_event(a2a_target.timeout_s) is not None:
         a2a_client.cancel(task["id"])
@@ -65,7 +59,7 @@ def test_a_subscription_to_a_working_task_closes_once_it_is_canceled(
 @pytest.mark.req("STREAM-02")
 @pytest.mark.scenario("ask")
 def test_a_subscription_to_a_paused_task_begins_with_it_as_it_stands(a2a_client: A2AClient, a2a_target: Target):
-    declared(a2a_target)
+    streams.declared(a2a_target)
     task = drivers.run(a2a_client, "ask")
     if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
         not_checked(f"scenario ask answered the task {drivers.state(task)}, not paused for input")
@@ -79,8 +73,7 @@ def test_a_subscription_to_a_paused_task_begins_with_it_as_it_stands(a2a_client:
 
 
 def canceled_task(client: A2AClient, cancel_at_end) -> dict:
-    task = client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-    cancel_at_end(client, task["id"])
+    task = drivers.working(client, cancel_at_end, 120_000)
     client.cancel(task["id"])
     return drivers.wait_for(client, task["id"], drivers.TERMINAL)
 
@@ -99,7 +92,7 @@ def test_a_subscription_to_an_ended_task_is_refused(
 ):
     """Each terminal state the kit can reach: whatever an ordinary message ends in (COMPLETED on most Agents),
     FAILED and CANCELED by the contract's scenarios (REJECTED: none of them)."""
-    declared(a2a_target)
+    streams.declared(a2a_target)
     task = ended(a2a_client, a2a_cancel_at_end)
     state = drivers.state(drivers.wait_for(a2a_client, task["id"], drivers.TERMINAL))
     exchange = a2a_client.call("SubscribeToTask", {"id": task["id"]})
@@ -107,6 +100,18 @@ def test_a_subscription_to_an_ended_task_is_refused(
 
 
 # -- several streams of one task (A2A §3.5.2)
+
+
+def subscribed_twice(
+    client: A2AClient, target: Target, cancel_at_end, *, close_second: bool = False
+) -> tuple[str, streams.Background, streams.Background]:
+    """Two subscriptions to one working task, the second opened once the first's first event came; with
+    ``close_second`` the kit closes the second itself after its first event. The task's id and both streams."""
+    task = working_task(client, target, cancel_at_end, 2_000)
+    first = streams.Background(client, "SubscribeToTask", {"id": task["id"]})
+    first.first_event(target.timeout_s)
+    second = streams.Background(client, "SubscribeToTask", {"id": task["id"]}, close_after_first=close_second)
+    return task["id"], first, second
 
 
 def second_stream(exchange: Exchange, client: A2AClient, task_id: str) -> None:
@@ -122,16 +127,11 @@ def second_stream(exchange: Exchange, client: A2AClient, task_id: str) -> None:
 def test_two_streams_of_a_task_carry_the_same_updates_in_the_same_order(
     a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
 ):
-    declared(a2a_target)
-    task = a2a_client.send(drivers.scenario("slow", 2_000), return_immediately=True).task
-    a2a_cancel_at_end(a2a_client, task["id"])
-    first = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
-    first.first_event(a2a_target.timeout_s)
-    second = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
+    task_id, first, second = subscribed_twice(a2a_client, a2a_target, a2a_cancel_at_end)
     earlier, later = first.exchange(), second.exchange()
-    judge(earlier, a2a_client, task["id"])
-    second_stream(later, a2a_client, task["id"])
-    judge(later, a2a_client, task["id"])
+    judge(earlier, a2a_client, task_id)
+    second_stream(later, a2a_client, task_id)
+    judge(later, a2a_client, task_id)
     same_events(earlier, first.arrivals, later, second.arrivals)
 
 
@@ -155,15 +155,10 @@ def same_events(earlier: Exchange, arrivals: list[float], later: Exchange, later
 def test_closing_one_stream_of_a_task_leaves_the_other_to_its_end(
     a2a_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
 ):
-    declared(a2a_target)
-    task = a2a_client.send(drivers.scenario("slow", 2_000), return_immediately=True).task
-    a2a_cancel_at_end(a2a_client, task["id"])
-    kept = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]})
-    kept.first_event(a2a_target.timeout_s)
-    closed = streams.Background(a2a_client, "SubscribeToTask", {"id": task["id"]}, close_after_first=True)
-    second_stream(closed.exchange(), a2a_client, task["id"])
+    task_id, kept, closed = subscribed_twice(a2a_client, a2a_target, a2a_cancel_at_end, close_second=True)
+    second_stream(closed.exchange(), a2a_client, task_id)
     exchange = kept.exchange()
-    judge(exchange, a2a_client, task["id"])
+    judge(exchange, a2a_client, task_id)
     if streams.last_state(exchange.events or []) not in drivers.TERMINAL:
         not_checked(
             "the kept stream closed before the task ended (A2A allows an early close), so whether closing "

@@ -68,6 +68,12 @@ def _gate_list(tmp_path: Path, text: str, release: str = "9.9.9") -> tuple[str, 
     return "--release", release, "--known-failures-dir", str(_folder(tmp_path, text, release))
 
 
+def _tck_gate(tmp_path: Path, known: str, junit: Path, *kit: str) -> list[str]:
+    """The gate's command with ``known`` as its list and the TCK's ``junit`` folded in; ``kit`` after --."""
+    folded = ("--tck-junit", str(junit), "--out", str(tmp_path / "out"), "--no-html")
+    return [*RELEASE_CLI, *_gate_list(tmp_path, known), *folded, "--", *kit]
+
+
 def _fold(junits: list[Path], known, summary_dir: Path, allure: Path | None, *, strict: bool = False) -> dict:
     """Fold as nylorun-a2a-tck does: into the kit run's published summary, written once."""
     folded = tck.read(junits, known, strict=strict)
@@ -206,6 +212,13 @@ def _real_tck() -> Path:
     return REAL_TCK
 
 
+def _tck_junit(tmp_path: Path, text: str = JUNIT) -> Path:
+    """A TCK run's JUnit, as the gate is handed it."""
+    junit = tmp_path / "tck.xml"
+    junit.write_text(text, encoding="utf-8")
+    return junit
+
+
 def _tck_list(tmp_path: Path, junit: Path, also: tuple[str, ...] = ()) -> known_failures.KnownFailures:
     failing = [c["test"] for c in tck.read_junit(junit) if c["outcome"] == "failed"]
     text = "".join(
@@ -274,16 +287,14 @@ def test_one_suite_folded_twice_is_counted_once(tmp_path, kit_summary):
 
 
 def test_a_tck_xfail_counts_as_a_should_not_met(tmp_path, kit_summary):
-    junit = tmp_path / "tck.xml"
-    junit.write_text(JUNIT, encoding="utf-8")
+    junit = _tck_junit(tmp_path)
     summary = _fold([junit], None, kit_summary, None)
     assert summary["tck"]["should"] == ["tck.optional::test_cache"]
     assert summary["tck"]["counts"] == {"passed": 1, "failed": 2, "skipped": 1, "should": 1}
 
 
 def test_the_standalone_fold_refuses_without_a_kit_summary(tmp_path):
-    junit = tmp_path / "tck.xml"
-    junit.write_text(JUNIT, encoding="utf-8")
+    junit = _tck_junit(tmp_path)
     done = _cli([*TCK_CLI, str(junit), "--out", str(tmp_path / "nothing")])
     assert done.returncode == USAGE_ERROR and not (tmp_path / "nothing" / "summary.json").exists()
     [line] = done.stderr.strip().splitlines()
@@ -291,23 +302,8 @@ def test_the_standalone_fold_refuses_without_a_kit_summary(tmp_path):
 
 
 def test_the_release_command_gates_kit_and_tck_together(tmp_path):
-    junit = tmp_path / "tck.xml"
-    junit.write_text(JUNIT.replace('<error message="boom"/>', ""), encoding="utf-8")
-    gate = [
-        *RELEASE_CLI,
-        *_gate_list(tmp_path, LISTED + TCK_LISTED),
-        "--tck-junit",
-        str(junit),
-        "--out",
-        str(tmp_path / "out"),
-        "--no-html",
-        "--",
-        "-q",
-        *FAULTY,
-        "--a2a-enforce-claim=no",
-        "-p",
-        "no:randomly",
-    ]
+    junit = _tck_junit(tmp_path, JUNIT.replace('<error message="boom"/>', ""))
+    gate = _tck_gate(tmp_path, LISTED + TCK_LISTED, junit, "-q", *FAULTY, "--a2a-enforce-claim=no", "-p", "no:randomly")
     clean = _cli(gate)
     assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
     assert clean.stdout.count("release gate:") == 1 and "release gate: not blocked" in clean.stdout
@@ -319,28 +315,8 @@ def test_the_release_command_gates_kit_and_tck_together(tmp_path):
 
 
 def test_an_unknown_tck_entry_stops_the_fold_in_one_line(tmp_path):
-    folder = tmp_path / "known"
-    folder.mkdir()
-    (folder / "9.9.9.toml").write_text(TCK_LISTED.replace("test_get_unknown", "test_nothing"), encoding="utf-8")
-    junit = tmp_path / "tck.xml"
-    junit.write_text(JUNIT, encoding="utf-8")
-    done = _cli(
-        [
-            *RELEASE_CLI,
-            "--release",
-            "9.9.9",
-            "--known-failures-dir",
-            str(folder),
-            "--tck-junit",
-            str(junit),
-            "--out",
-            str(tmp_path / "out"),
-            "--no-html",
-            "--",
-            "--a2a-req=CARD-01",
-            "--a2a-enforce-claim=no",
-        ]
-    )
+    unknown = TCK_LISTED.replace("test_get_unknown", "test_nothing")
+    done = _cli(_tck_gate(tmp_path, unknown, _tck_junit(tmp_path), "--a2a-req=CARD-01", "--a2a-enforce-claim=no"))
     assert done.returncode == USAGE_ERROR, done.stdout[-1000:] + done.stderr[-1000:]
     assert done.stderr.strip().splitlines()[-1].startswith("ERROR:") and "names no test case" in done.stderr
 
