@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import re
 import shlex
 import shutil
@@ -33,7 +32,7 @@ import time
 from pathlib import Path
 
 from benchmarks import common, servers
-from benchmarks.suite_speed import PYTEST, REPO, Run, parse_junit
+from benchmarks.suite_speed import REPO, Run, logged_to, parse_junit, pytest_run
 
 # --quick: the error checks and the property checks of GetTask and GetTaskPushNotificationConfig (failures that
 # shrink on both peers), about a minute in all.
@@ -47,20 +46,12 @@ CLOSING = re.compile(r"^=*\s*(\d+ \w+(, )?)+ in [\d.]+s")
 
 def run_suites(label: str, workdir: Path, args: list[str], peer_pids: list[int]) -> tuple[Run, float]:
     """One pytest run of the suites; its Run and the CPU (in cores) the rest of the machine used meanwhile."""
-    junit = workdir / f"{label}.xml"
-    command = [str(PYTEST), "-q", "-p", "no:cacheprovider", "--durations=10", f"--junitxml={junit}"]
-    command += [f"--a2a-summary-dir={workdir / label}", *args]
+    command, junit = pytest_run(label, workdir)
+    command += args
     log = workdir / f"{label}.log"
     with open(log, "wb") as out:
         started = time.perf_counter()
-        process = subprocess.Popen(
-            command,
-            cwd=REPO,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        process = subprocess.Popen(command, **logged_to(out))
         watch = common.CpuWatch([process.pid, *peer_pids])
         try:
             returncode = process.wait(timeout=RUN_TIMEOUT_S)

@@ -25,6 +25,7 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from benchmarks import common
 
@@ -71,25 +72,29 @@ class Run:
         return sum(1 for c in self.cases if c.outcome == outcome)
 
 
-def run_suite(label: str, workers: int | None, workdir: Path, files: tuple[str, ...] = ()) -> Run:
+def pytest_run(label: str, workdir: Path) -> tuple[list[str], Path]:
+    """The command of a run named ``label``, which writes its JUnit and its summary into ``workdir`` (not the
+    shared reports/out); and where its JUnit goes."""
     junit = workdir / f"{label}.xml"
     command = [str(PYTEST), "-q", "-p", "no:cacheprovider", "--durations=10", f"--junitxml={junit}"]
-    command.append(f"--a2a-summary-dir={workdir / label}")  # not the shared reports/out
+    return [*command, f"--a2a-summary-dir={workdir / label}"], junit
+
+
+def logged_to(out: IO[bytes]) -> dict[str, Any]:
+    """How a run's process is started: from the repository, unbuffered, all its output into ``out``."""
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return {"cwd": REPO, "stdout": out, "stderr": subprocess.STDOUT, "stdin": subprocess.DEVNULL, "env": environment}
+
+
+def run_suite(label: str, workers: int | None, workdir: Path, files: tuple[str, ...] = ()) -> Run:
+    command, junit = pytest_run(label, workdir)
     if workers:
         command += ["-n", str(workers)]
     command += list(files)
     log = workdir / f"{label}.log"
     started = time.perf_counter()
     with open(log, "wb") as out:
-        process = subprocess.run(
-            command,
-            cwd=REPO,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            timeout=1800,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        process = subprocess.run(command, timeout=1800, **logged_to(out))
     wall = time.perf_counter() - started
     text = log.read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.strip()]

@@ -49,14 +49,9 @@ def test_cancel_ended_task_is_not_cancelable(a2a_client: A2AClient):
     _refused_and_unchanged(a2a_client, drivers.ordinary(a2a_client, ended=True))
 
 
+# CANCELED is CANCEL-04's.
 @pytest.mark.req("CANCEL-02")
-@pytest.mark.parametrize(
-    "ending",
-    [
-        pytest.param(ending, marks=pytest.mark.scenario(drivers.ENDINGS[ending]))
-        for ending in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED")  # CANCELED is CANCEL-04's
-    ],
-)
+@pytest.mark.parametrize("ending", drivers.each_ending("TASK_STATE_COMPLETED", "TASK_STATE_FAILED"))
 def test_cancel_task_in_each_end_state_is_not_cancelable(a2a_client: A2AClient, ending: str):
     _refused_and_unchanged(a2a_client, drivers.ended_in(a2a_client, ending))
 

@@ -153,16 +153,22 @@ def _error_answer(a2a_target: Target, a2a_client: A2AClient, case: str) -> tuple
     return exchange, exchange.expect_error(provoked.name)
 
 
+def _error_info(a2a_target: Target, a2a_client: A2AClient, case: str, missing: str) -> tuple[Exchange, dict]:
+    """The answer of one A2A error case and its ErrorInfo detail; the check fails with ``missing`` without one."""
+    exchange, _ = _error_answer(a2a_target, a2a_client, case)
+    info = exchange.detail("ErrorInfo")
+    if info is None:
+        exchange.fail(missing)
+    return exchange, info
+
+
 ERROR_INFO_MISSING = "an A2A error must carry a google.rpc.ErrorInfo detail (reason, domain, metadata)"
 
 
 @pytest.mark.req("ERR-02")
 @pytest.mark.parametrize("case", A2A_ERROR_CASES)
 def test_a2a_errors_carry_error_info(a2a_target: Target, a2a_client: A2AClient, case: str):
-    exchange, _ = _error_answer(a2a_target, a2a_client, case)
-    info = exchange.detail("ErrorInfo")
-    if info is None:
-        exchange.fail(ERROR_INFO_MISSING)
+    exchange, info = _error_info(a2a_target, a2a_client, case, ERROR_INFO_MISSING)
     missing = [f for f in ("reason", "domain") if not isinstance(info.get(f), str) or not info[f]]
     if missing or not isinstance(info.get("metadata", {}), dict):
         exchange.fail(f"the ErrorInfo must have a reason, a domain and a metadata map; {missing or 'metadata'} wrong")
@@ -182,10 +188,8 @@ A2A_DOMAIN = "a2a-protocol.org"
 @pytest.mark.req("ERR-10")
 @pytest.mark.parametrize("case", A2A_ERROR_CASES)
 def test_a2a_errors_name_the_a2a_domain(a2a_target: Target, a2a_client: A2AClient, case: str):
-    exchange, _ = _error_answer(a2a_target, a2a_client, case)
-    info = exchange.detail("ErrorInfo")
-    if info is None:
-        exchange.fail(f"an A2A error should carry a google.rpc.ErrorInfo with domain {A2A_DOMAIN!r} (A2A §9.5)")
+    missing = f"an A2A error should carry a google.rpc.ErrorInfo with domain {A2A_DOMAIN!r} (A2A §9.5)"
+    exchange, info = _error_info(a2a_target, a2a_client, case, missing)
     if info.get("domain") != A2A_DOMAIN:
         exchange.fail(f"the ErrorInfo domain should be {A2A_DOMAIN!r} (A2A §9.5), got {info.get('domain')!r}")
 

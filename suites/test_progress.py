@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions, new_id
 from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
 from nylorun_a2a_kit.fixtures.target import Target
@@ -50,6 +51,12 @@ def _run_plan(a2a_client: A2AClient, steps: int) -> tuple[dict, list[list[dict]]
     return drivers.wait_for(a2a_client, task["id"], watch), seen
 
 
+def _ran_plan(a2a_client: A2AClient, steps: int) -> tuple[Exchange, list[list[dict]]]:
+    """Run a plan to its end: GetTask's answer on the ended task, and every plan a status update showed."""
+    task, seen = _run_plan(a2a_client, steps)
+    return a2a_client.get_task(task["id"]), seen
+
+
 def _steps(source: dict) -> list[dict]:
     return (extensions.read(source, extensions.PROGRESS) or {}).get("steps") or []
 
@@ -58,8 +65,7 @@ def _steps(source: dict) -> list[dict]:
 @pytest.mark.scenario("plan")
 @pytest.mark.parametrize("steps", [3, 25])
 def test_plan_has_at_most_20_steps(a2a_v2_client: A2AClient, steps: int):
-    task, seen = _run_plan(a2a_v2_client, steps)
-    got = a2a_v2_client.get_task(task["id"])
+    got, seen = _ran_plan(a2a_v2_client, steps)
     plan = _steps(got.task)
     if not plan or not seen:
         got.fail("a turn with a plan carries it under progress/v1, on its status updates and on the task")
@@ -71,8 +77,7 @@ def test_plan_has_at_most_20_steps(a2a_v2_client: A2AClient, steps: int):
 @pytest.mark.req("PROG-01")
 @pytest.mark.scenario("plan")
 def test_terminal_update_carries_the_plan(a2a_v2_client: A2AClient):
-    task, _ = _run_plan(a2a_v2_client, 3)
-    got = a2a_v2_client.get_task(task["id"])
+    got, _ = _ran_plan(a2a_v2_client, 3)
     steps = _status_steps(got.task)
     if steps is None or not steps or len(steps) > 20:
         got.fail("a plan rides on every status update from its first, the terminal one included, at most 20 steps")
@@ -104,8 +109,7 @@ def test_every_pushed_update_carries_the_plan(
 @pytest.mark.req("PROG-02")
 @pytest.mark.scenario("plan")
 def test_each_step_has_label_state_and_note(a2a_v2_client: A2AClient):
-    task, seen = _run_plan(a2a_v2_client, 4)
-    got = a2a_v2_client.get_task(task["id"])
+    got, seen = _ran_plan(a2a_v2_client, 4)
     plans = [_steps(got.task), *seen]
     if not plans[0]:
         got.fail("a four-step plan shows its steps")
@@ -118,8 +122,7 @@ def test_each_step_has_label_state_and_note(a2a_v2_client: A2AClient):
 @pytest.mark.req("PROG-03")
 @pytest.mark.scenario("plan")
 def test_get_task_carries_the_latest_plan(a2a_v2_client: A2AClient):
-    task, _ = _run_plan(a2a_v2_client, 4)
-    got = a2a_v2_client.get_task(task["id"])
+    got, _ = _ran_plan(a2a_v2_client, 4)
     plan = _steps(got.task)
     if not plan:
         got.fail("GetTask's task carries the turn's plan under progress/v1")
@@ -129,12 +132,19 @@ def test_get_task_carries_the_latest_plan(a2a_v2_client: A2AClient):
         got.fail("GetTask's plan must be the newest one a status update carried")
 
 
-def _looks_like_a_tool_call(value) -> bool:
+def _objects(value) -> Iterator[dict]:
+    """Every JSON object in ``value``, itself included, each before the objects it holds."""
     if isinstance(value, dict):
-        return bool(TOOL_CALL_KEYS & set(value)) or any(_looks_like_a_tool_call(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_looks_like_a_tool_call(v) for v in value)
-    return False
+        yield value
+        for item in value.values():
+            yield from _objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects(item)
+
+
+def _looks_like_a_tool_call(value) -> bool:
+    return any(TOOL_CALL_KEYS & set(obj) for obj in _objects(value))
 
 
 @pytest.mark.req("PROG-04")
@@ -155,17 +165,5 @@ def test_tool_calls_are_never_visible(a2a_v2_client: A2AClient, a2a_recorder: li
 
 def _parts(answer) -> list[dict]:
     """Every part anywhere in an answer (messages, history, artifacts)."""
-    found: list[dict] = []
-
-    def walk(value):
-        if isinstance(value, dict):
-            if isinstance(value.get("parts"), list):
-                found.extend(p for p in value["parts"] if isinstance(p, dict))
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    walk(answer)
-    return found
+    held = (obj["parts"] for obj in _objects(answer) if isinstance(obj.get("parts"), list))
+    return [part for parts in held for part in parts if isinstance(part, dict)]

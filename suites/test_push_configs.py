@@ -19,6 +19,18 @@ def _capable(a2a_target: Target) -> bool:
     return bool((a2a_target.card.get("capabilities") or {}).get("pushNotifications"))
 
 
+def _without_push(a2a_target: Target) -> None:
+    if _capable(a2a_target):
+        not_applicable("the card says pushNotifications true (the Runtime has a push secret)")
+
+
+def _paused(a2a_client: A2AClient, cancel_at_end) -> dict:
+    """A task paused on the ask scenario, which keeps it (and its configs) for the check; canceled at its end."""
+    task = drivers.run(a2a_client, "ask")
+    cancel_at_end(a2a_client, task["id"])
+    return task
+
+
 def _params(method: str, task_id: str, url: str) -> dict:
     if method == "CreateTaskPushNotificationConfig":
         return {"taskId": task_id, "url": url}
@@ -32,8 +44,7 @@ def _params(method: str, task_id: str, url: str) -> dict:
 def test_without_push_every_config_method_is_refused(
     a2a_target: Target, a2a_client: A2AClient, method: str, a2a_cancel_at_end
 ):
-    if _capable(a2a_target):
-        not_applicable("the card says pushNotifications true (the Runtime has a push secret)")
+    _without_push(a2a_target)
     task = drivers.ordinary(a2a_client)
     a2a_cancel_at_end(a2a_client, task["id"])
     a2a_client.call(method, _params(method, task["id"], "http://127.0.0.1:9/hook")).expect_error(
@@ -46,8 +57,7 @@ def test_without_push_every_config_method_is_refused(
 def test_card_capability_matches_the_methods(
     a2a_target: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
 ):
-    task = drivers.run(a2a_client, "ask")
-    a2a_cancel_at_end(a2a_client, task["id"])
+    task = _paused(a2a_client, a2a_cancel_at_end)
     exchange = drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.endpoint().url)
     refused = exchange.is_error and exchange.error.get("code") == -32003
     if _capable(a2a_target) == refused:
@@ -62,8 +72,7 @@ def test_card_capability_matches_the_methods(
 def test_config_methods_round_trip(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
 ):
-    task = drivers.run(a2a_client, "ask")
-    a2a_cancel_at_end(a2a_client, task["id"])
+    task = _paused(a2a_client, a2a_cancel_at_end)
     url = a2a_push_receiver.endpoint().url
     created = drivers.create_push_config(a2a_client, task["id"], url, token="tok-" + new_id()).ok()
     config_id = created.get("id")
@@ -122,8 +131,7 @@ def test_configs_of_another_subject_answer_as_missing(
     method: str,
     a2a_cancel_at_end,
 ):
-    task = drivers.run(a2a_client, "ask")
-    a2a_cancel_at_end(a2a_client, task["id"])
+    task = _paused(a2a_client, a2a_cancel_at_end)
     url = a2a_push_receiver.endpoint().url
     config_id = drivers.create_push_config(a2a_client, task["id"], url).result["id"]
     params = _params(method, task["id"], a2a_push_receiver.endpoint().url)
@@ -149,8 +157,7 @@ def test_configs_of_another_subject_answer_as_missing(
 def test_without_push_a_config_inside_send_message_is_refused_or_unused(
     a2a_target: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    if _capable(a2a_target):
-        not_applicable("the card says pushNotifications true (the Runtime has a push secret)")
+    _without_push(a2a_target)
     endpoint = a2a_push_receiver.endpoint()
     context = drivers.new_context()
     message = {

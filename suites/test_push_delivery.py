@@ -75,13 +75,7 @@ def test_every_pause_and_its_cancel_are_delivered(
 
 
 @pytest.mark.req("PUSH-05")
-@pytest.mark.parametrize(
-    "ending",
-    [
-        pytest.param(e, marks=pytest.mark.scenario(drivers.ENDINGS[e]))
-        for e in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED")
-    ],
-)
+@pytest.mark.parametrize("ending", drivers.each_ending("TASK_STATE_COMPLETED", "TASK_STATE_FAILED"))
 def test_every_end_is_delivered(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, ending: str
 ):
@@ -215,11 +209,7 @@ def test_delivery_is_retried_after_each_kind_of_failure(
 def test_delivery_is_retried_after_a_refused_connection(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    if not a2a_pushing.embedded and not a2a_push_receiver.named["closed"]:
-        not_checked(
-            "no closed destination given",
-            needs="--a2a-push-closed-listen: an address the target's push allow-list names",
-        )
+    push_checks.named_destination(a2a_pushing, a2a_push_receiver, "closed")
     task = drivers.run(a2a_client, "ask")
     endpoint = a2a_push_receiver.endpoint()
     drivers.create_push_config(a2a_client, task["id"], a2a_push_receiver.closed_url(endpoint.path)).ok()

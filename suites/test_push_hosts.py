@@ -80,11 +80,7 @@ def test_destination_off_the_allowlist_gets_nothing(
 def test_a_destination_the_user_names_as_not_allowed_gets_nothing(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
-    if not a2a_pushing.embedded and not a2a_push_receiver.named["refused"]:
-        not_checked(
-            "no refused destination given",
-            needs="--a2a-push-refused-listen: an address the target can reach but does not allow",
-        )
+    push_checks.named_destination(a2a_pushing, a2a_push_receiver, "refused")
     path = a2a_push_receiver.canary_path()
     _gets_nothing(a2a_pushing, a2a_client, a2a_push_receiver, a2a_push_receiver.refused_url(path), path)
 

@@ -193,9 +193,7 @@ def test_message_to_an_ended_task_is_unsupported(a2a_client: A2AClient):
 
 
 @pytest.mark.req("SEND-09")
-@pytest.mark.parametrize(
-    "ending", [pytest.param(e, marks=pytest.mark.scenario(name)) for e, name in drivers.ENDINGS.items()]
-)
+@pytest.mark.parametrize("ending", drivers.each_ending())
 def test_message_to_a_task_in_each_terminal_state_is_unsupported(a2a_client: A2AClient, ending: str):
     _refused_and_unchanged(a2a_client, drivers.ended_in(a2a_client, ending))
 

@@ -69,7 +69,7 @@ def test_get_task_carries_telemetry_once_ended(a2a_v2_client: A2AClient):
         got.fail("GetTask's telemetry must equal what the turn's terminal answer carried")
 
 
-ENDS = [pytest.param(e, marks=pytest.mark.scenario(name)) for e, name in drivers.ENDINGS.items()]
+ENDS = drivers.each_ending()
 
 
 def _terminal_update(a2a_client: A2AClient, ending: str) -> tuple[dict, Exchange]:

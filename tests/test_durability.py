@@ -11,6 +11,7 @@ import asyncio
 import copy
 import json
 import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -63,15 +64,24 @@ def _stored(db: Path, sql: str, *args) -> list[sqlite3.Row]:
         fresh.close()
 
 
-def _run(coroutine_factory) -> None:
-    asyncio.run(coroutine_factory())
+def _on_an_engine(db: Path, scenario: Callable[[Engine], Awaitable[None]]) -> None:
+    """``scenario`` run on an engine over the database file ``db``, which it stops once the scenario is done."""
 
-
-def test_a_status_change_and_its_push_events_are_stored_together(tmp_path, monkeypatch):
-    db = tmp_path / "agent.sqlite3"
-
-    async def scenario() -> None:
+    async def run() -> None:
         engine = _engine(db)
+        await scenario(engine)
+        await engine.stop()
+
+    asyncio.run(run())
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    return tmp_path / "agent.sqlite3"
+
+
+def test_a_status_change_and_its_push_events_are_stored_together(db, monkeypatch):
+    async def scenario(engine: Engine) -> None:
         task = await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-status"))
         before = _stored(db, "SELECT state, seq FROM tasks WHERE id=?", task.id)[0]
         monkeypatch.setattr(engine.sender, "enqueue", _crash)
@@ -79,16 +89,12 @@ def test_a_status_change_and_its_push_events_are_stored_together(tmp_path, monke
             engine.set_status(task, "TASK_STATE_COMPLETED", "Done.")
         after = _stored(db, "SELECT state, seq FROM tasks WHERE id=?", task.id)[0]
         assert tuple(after) == tuple(before), "the status change was stored without its push event"
-        await engine.stop()
 
-    _run(scenario)
+    _on_an_engine(db, scenario)
 
 
-def test_an_artifact_and_its_push_event_are_stored_together(tmp_path, monkeypatch):
-    db = tmp_path / "agent.sqlite3"
-
-    async def scenario() -> None:
-        engine = _engine(db)
+def test_an_artifact_and_its_push_event_are_stored_together(db, monkeypatch):
+    async def scenario(engine: Engine) -> None:
         task = await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-artifact"))
         stored = engine.store.get(task.id)
         monkeypatch.setattr(engine.sender, "enqueue", _crash)
@@ -96,31 +102,23 @@ def test_an_artifact_and_its_push_event_are_stored_together(tmp_path, monkeypatc
             Turn(engine, stored, CALLER.base_url).add_artifact("a", [{"text": "x"}])
         artifacts = json.loads(_stored(db, "SELECT artifacts FROM tasks WHERE id=?", task.id)[0]["artifacts"])
         assert artifacts == [], "the artifact was stored without its push event"
-        await engine.stop()
 
-    _run(scenario)
+    _on_an_engine(db, scenario)
 
 
-def test_a_task_and_its_inline_push_config_are_stored_together(tmp_path, monkeypatch):
-    db = tmp_path / "agent.sqlite3"
-
-    async def scenario() -> None:
-        engine = _engine(db)
+def test_a_task_and_its_inline_push_config_are_stored_together(db, monkeypatch):
+    async def scenario(engine: Engine) -> None:
         monkeypatch.setattr(engine.push_configs, "create", _crash)
         with pytest.raises(Crash):
             await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-inline"))
         assert _stored(db, "SELECT id FROM tasks") == [], "the task was stored without its push config"
         assert _stored(db, "SELECT * FROM message_ids") == [], "the message id was kept for a task not stored"
-        await engine.stop()
 
-    _run(scenario)
+    _on_an_engine(db, scenario)
 
 
-def test_a_queued_message_taken_keeps_its_push_config(tmp_path, monkeypatch):
-    db = tmp_path / "agent.sqlite3"
-
-    async def scenario() -> None:
-        engine = _engine(db)
+def test_a_queued_message_taken_keeps_its_push_config(db, monkeypatch):
+    async def scenario(engine: Engine) -> None:
         busy = await engine.send(CALLER, _send(engine, "scenario slow 60000", "m-busy", push=False))
         await engine.send(CALLER, _send(engine, "hello", "m-queued", context_id=busy.context_id))
         monkeypatch.setattr(engine.push_configs, "move", _crash)
@@ -132,17 +130,13 @@ def test_a_queued_message_taken_keeps_its_push_config(tmp_path, monkeypatch):
         waiting = _stored(db, "SELECT taken_by FROM queued WHERE message_id='m-queued'")
         assert [row["taken_by"] for row in waiting] == [None], "the message was taken but its config left behind"
         assert len(_stored(db, "SELECT id FROM tasks")) == 1, "a turn was stored for a message still waiting"
-        await engine.stop()
 
-    _run(scenario)
+    _on_an_engine(db, scenario)
 
 
 @pytest.mark.parametrize("name", ["complete", "echo", "tool"])
-def test_a_resumed_turn_records_each_output_once(tmp_path, name):
-    db = tmp_path / "agent.sqlite3"
-
-    async def scenario() -> None:
-        engine = _engine(db)
+def test_a_resumed_turn_records_each_output_once(db, name):
+    async def scenario(engine: Engine) -> None:
         task = await engine.send(CALLER, _send(engine, f"scenario {name}", f"m-{name}", push=False))
         await engine.wait_settled(task.id, 10)
         done = engine.store.get(task.id)
@@ -156,6 +150,5 @@ def test_a_resumed_turn_records_each_output_once(tmp_path, name):
         assert again.state == "TASK_STATE_COMPLETED"
         assert again.artifacts == recorded, "an artifact was recorded twice"
         assert again.scenario.get("steps") == 1, "a step was counted twice"
-        await engine.stop()
 
-    _run(scenario)
+    _on_an_engine(db, scenario)

@@ -28,6 +28,9 @@ USAGE_ERROR = 4
 STARTUP_S = 15  # two workers starting, and the checks that ran before the target went silent
 FROZEN_AFTER_S = 10  # into the gate's run, the target's process is stopped
 SLACK_S = 10  # the workers' in-flight checks ending, and the gate writing what it publishes
+TIMEOUT_S = 3
+# A run of two workers against an agent_process started with kit-key, which then stops answering.
+AGAINST_A_STOPPING_TARGET = ("--a2a-key=kit-key", f"--a2a-timeout-s={TIMEOUT_S}", "-n", "2", "-p", "no:randomly")
 VALID_CARD = {
     "name": "plain",
     "description": "an agent",
@@ -152,19 +155,14 @@ def test_a_target_that_goes_silent_stops_the_run_fast_without_a_verdict(tmp_path
         verdicts = run_suites(
             tmp_path,
             f"--target-url={relay}/v1/a2a/agents/support",
-            "--a2a-key=kit-key",
-            "--a2a-timeout-s=3",
-            "-n",
-            "2",
-            "-p",
-            "no:randomly",
+            *AGAINST_A_STOPPING_TARGET,
             f"--a2a-summary-dir={tmp_path / 'out'}",
             f"--junitxml={junit}",
             timeout_s=300,
         )
         took = time.monotonic() - started
     assert verdicts.returncode == USAGE_ERROR, verdicts.output[-3000:]
-    assert took < 3 + silence.PROBE_S + STARTUP_S, f"the run took {took:.0f} s to see the target stopped"
+    assert took < TIMEOUT_S + silence.PROBE_S + STARTUP_S, f"the run took {took:.0f} s to see the target stopped"
     [line] = [line for line in verdicts.output.splitlines() if "stopped answering at" in line]
     assert "checks not run" in line and "check that the Agent is up" in line, line
     assert "(SHOULD) not met" not in verdicts.output, "no answer is never a SHOULD not met"
@@ -370,17 +368,7 @@ def test_a_frozen_target_stops_the_gate_fast_in_one_line(tmp_path):
         [pid] = [
             int(p) for p in subprocess.run(["pgrep", "-f", str(db)], capture_output=True, text=True).stdout.split()
         ]
-        command = [
-            *gate,
-            "--",
-            f"--target-url={base}/v1/a2a/agents/support",
-            "--a2a-key=kit-key",
-            "--a2a-timeout-s=3",
-            "-n",
-            "2",
-            "-p",
-            "no:randomly",
-        ]
+        command = [*gate, "--", f"--target-url={base}/v1/a2a/agents/support", *AGAINST_A_STOPPING_TARGET]
         environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
         running = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment
@@ -395,7 +383,7 @@ def test_a_frozen_target_stops_the_gate_fast_in_one_line(tmp_path):
             os.kill(pid, signal.SIGCONT)
             running.kill()
     assert running.returncode == USAGE_ERROR, output[-3000:]
-    assert took < 3 + silence.PROBE_S + SLACK_S, f"the gate took {took:.0f} s to see the target frozen"
+    assert took < TIMEOUT_S + silence.PROBE_S + SLACK_S, f"the gate took {took:.0f} s to see the target frozen"
     stopped = [line for line in output.splitlines() if "stopped answering at" in line and "checks not run" in line]
     assert len(stopped) == 1, output[-3000:]
     assert "Traceback" not in output and "INTERNALERROR" not in output, output[-3000:]

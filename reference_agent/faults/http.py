@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from aiohttp import web
-from multidict import CIMultiDict
 
 from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
@@ -88,24 +88,28 @@ class DefaultSubject(Gate):
         return "anonymous"
 
 
+@contextlib.contextmanager
+def _without_challenge() -> Iterator[None]:
+    """A refusal raised within goes out without its WWW-Authenticate challenge."""
+    try:
+        yield
+    except Refused as refused:
+        refused.response.headers.popall("WWW-Authenticate", None)
+        raise
+
+
 @declare("401-without-challenge", "a 401 refusal carries no WWW-Authenticate challenge", "AUTH-06")
 class NoChallenge(Gate):
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
-        try:
+        with _without_challenge():
             return super().credentials(request)
-        except Refused as refused:
-            refused.response.headers.popall("WWW-Authenticate", None)
-            raise
 
 
 @declare("feed-401-without-challenge", "the change feed's 401 carries no WWW-Authenticate challenge", "AUTH-06")
 class FeedNoChallenge(Gate):
     def reader(self, request: web.Request) -> tuple[KeyGrant, str]:
-        try:
+        with _without_challenge():
             return super().reader(request)
-        except Refused as refused:
-            refused.response.headers.popall("WWW-Authenticate", None)
-            raise
 
 
 @declare("subject-optional", "a request without Nylorun-Subject acts for a default subject", "AUTH-02")
@@ -273,19 +277,13 @@ def no_echo_on_cancel(call: wire.Call, response: web.Response) -> None:
     'A2A-Extensions is split at ", " only: a list written without spaces is one unknown URI, activating nothing',
     "EXT-01",
 )
-def extensions_split_on_comma_space(config: Any) -> Callable[..., Any]:
-    @web.middleware
-    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-        values = request.headers.getall("A2A-Extensions", [])
-        if values:
-            read = [part.replace(",", "%2C") for value in values for part in value.split(", ")]
-            headers = CIMultiDict(request.headers)
-            headers.popall("A2A-Extensions")
-            headers["A2A-Extensions"] = ", ".join(read)
-            request = request.clone(headers=headers)
-        return await handler(request)
-
-    return middleware
+@wire.request_headers
+def extensions_split_on_comma_space(request: web.Request) -> dict[str, str] | None:
+    values = request.headers.getall("A2A-Extensions", [])
+    if not values:
+        return None
+    read = [part.replace(",", "%2C") for value in values for part in value.split(", ")]
+    return {"A2A-Extensions": ", ".join(read)}
 
 
 def _declared_version(uri: str) -> str:
@@ -297,18 +295,12 @@ def _declared_version(uri: str) -> str:
 
 
 @declare("extension-version-fallback", "a request for another version of a declared extension gets that one", "EXT-08")
-def extension_version_fallback(config: Any) -> Callable[..., Any]:
-    @web.middleware
-    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-        asked = extensions.requested(request.headers.getall("A2A-Extensions", []))
-        if asked:
-            headers = CIMultiDict(request.headers)
-            headers.popall("A2A-Extensions")
-            headers["A2A-Extensions"] = ", ".join(_declared_version(uri) for uri in asked)
-            request = request.clone(headers=headers)
-        return await handler(request)
-
-    return middleware
+@wire.request_headers
+def extension_version_fallback(request: web.Request) -> dict[str, str] | None:
+    asked = extensions.requested(request.headers.getall("A2A-Extensions", []))
+    if not asked:
+        return None
+    return {"A2A-Extensions": ", ".join(_declared_version(uri) for uri in asked)}
 
 
 # -- files

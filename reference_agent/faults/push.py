@@ -30,10 +30,9 @@ Headers = dict[str, str]
     "ERR-09",
     run_with=("--a2a-reference-push=off",),
 )
-@wire.answers
+@wire.refusals("PUSH_NOT_SUPPORTED", PUSH_METHODS)
 def push_unsupported_wrong_code(call: wire.Call) -> None:
-    if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
-        call.answer_error(wire.METHOD_NOT_FOUND)
+    call.answer_error(wire.METHOD_NOT_FOUND)
 
 
 @declare("get-after-delete-found", "GetTaskPushNotificationConfig still answers a deleted config", "PUSH-01")

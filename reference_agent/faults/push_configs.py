@@ -30,10 +30,9 @@ class ConfigListCrossSubject(Access):
     "PUSH-03",
     run_with=PUSH_OFF,
 )
-@wire.answers
+@wire.refusals("PUSH_NOT_SUPPORTED", ("SendMessage",))
 def inline_config_invalid_without_push(call: wire.Call) -> None:
-    if call.method == "SendMessage" and call.reason == "PUSH_NOT_SUPPORTED":
-        call.answer_error(invalid_params([("configuration.taskPushNotificationConfig", "is not a known field")]))
+    call.answer_error(invalid_params([("configuration.taskPushNotificationConfig", "is not a known field")]))
 
 
 @declare(
@@ -44,8 +43,7 @@ def inline_config_invalid_without_push(call: wire.Call) -> None:
     "ERR-11",
     run_with=PUSH_OFF,
 )
-@wire.answers
+@wire.refusals("PUSH_NOT_SUPPORTED", PUSH_METHODS)
 def push_unsupported_detail_untyped(call: wire.Call) -> None:
-    if call.method in PUSH_METHODS and call.reason == "PUSH_NOT_SUPPORTED":
-        for detail in call.answer["error"]["data"]:
-            detail.pop("@type", None)
+    for detail in call.answer["error"]["data"]:
+        detail.pop("@type", None)

@@ -7,7 +7,7 @@ kind of event), the way an implementation that got the common case right would.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -178,38 +178,53 @@ class SubscribeUndeclared(Streaming):
 # -- the errors of the stream methods (A2A §3.1.2 and §3.1.6 Errors)
 
 
-@streamed(
+Send = Callable[[Engine, Caller, dict[str, Any]], Awaitable[TaskRecord]]
+
+
+def _streamed_despite(
+    refusal: str, instead: Callable[[Send, Engine, Caller, dict[str, Any]], Awaitable[TaskRecord | None]]
+) -> type[Streaming]:
+    """A variant whose SendStreamingMessage, where SendMessage refuses the message with ``refusal``, streams
+    the task ``instead(send, engine, caller, params)`` answers (``send``: the stream's own), if it answers one."""
+
+    class StreamedDespite(Streaming):
+        async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+            try:
+                return await super().send(engine, caller, params)
+            except RpcError as refused:
+                task = await instead(super().send, engine, caller, params) if refused.name == refusal else None
+                if task is None:
+                    raise
+                return task
+
+    StreamedDespite.__name__ = StreamedDespite.__qualname__ = f"StreamedDespite{refusal}"
+    return StreamedDespite
+
+
+async def _the_ended_task(send: Send, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord | None:
+    """The task the message continues, when that task is in a terminal state."""
+    ended = engine.store.get(params["message"].get("taskId") or "")
+    return ended if ended is not None and ended.state in TERMINAL else None
+
+
+async def _a_new_task(send: Send, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
+    """A new task of the message, its taskId left out."""
+    message = {k: v for k, v in params["message"].items() if k != "taskId"}
+    return await send(engine, caller, {**params, "message": message})
+
+
+streamed(
     "stream-continues-ended-task",
     "SendStreamingMessage continuing a task in a terminal state answers a stream of the task instead of "
     "UnsupportedOperationError (SendMessage refuses it)",
     "STREAM-06",
-)
-class ContinuesEndedTask(Streaming):
-    async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
-        try:
-            return await super().send(engine, caller, params)
-        except RpcError as refused:
-            ended = engine.store.get(params["message"].get("taskId") or "")
-            if refused.name != "UnsupportedOperationError" or ended is None or ended.state not in TERMINAL:
-                raise
-            return ended
-
-
-@streamed(
+)(_streamed_despite("UnsupportedOperationError", _the_ended_task))
+streamed(
     "stream-unknown-task-starts-new",
     "SendStreamingMessage naming a taskId that does not exist starts a new task and streams it (SendMessage "
     "refuses it)",
     "STREAM-06",
-)
-class UnknownTaskStartsNew(Streaming):
-    async def send(self, engine: Engine, caller: Caller, params: dict[str, Any]) -> TaskRecord:
-        try:
-            return await super().send(engine, caller, params)
-        except RpcError as refused:
-            if refused.name != "TaskNotFoundError":
-                raise
-            message = {k: v for k, v in params["message"].items() if k != "taskId"}
-            return await super().send(engine, caller, {**params, "message": message})
+)(_streamed_despite("TaskNotFoundError", _a_new_task))
 
 
 @streamed(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from nylorun_a2a_kit.reference_agent import extensions, scenarios
@@ -207,31 +208,40 @@ declare("send-history-ignored", "SendMessage ignores configuration.historyLength
 )
 
 
-@declare("get-history-oldest", "GetTask's historyLength n answers the oldest n messages", "TASK-09")
-class GetHistoryOldest(Rendering):
-    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
-        out = super().task(task, method, asked, **shown)
-        if method == "GetTask" and "history" in out:
-            out["history"] = task.history[: len(out["history"])]
-        return out
+Messages = list[dict[str, Any]]
 
 
-@declare("get-history-drops-newest", "GetTask's historyLength n answers the n messages before the newest", "TASK-09")
-class GetHistoryDropsNewest(Rendering):
-    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
-        out = super().task(task, method, asked, **shown)
-        if method == "GetTask" and "history" in out:
-            out["history"] = task.history[-len(out["history"]) - 1 : -1]
-        return out
+def _history_window(on: str, window: Callable[[Messages, int], Messages]) -> type[Rendering]:
+    """A Rendering whose ``on`` answers, where they show n messages of history, show ``window(history, n)`` of
+    the task's whole history instead of its newest n."""
+
+    class HistoryWindow(Rendering):
+        def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+            out = super().task(task, method, asked, **shown)
+            if method == on and "history" in out:
+                out["history"] = window(task.history, len(out["history"]))
+            return out
+
+    return HistoryWindow
 
 
-@declare("send-history-off-by-one", "SendMessage's historyLength n answers the n messages before the newest", "SEND-12")
-class SendHistoryOffByOne(Rendering):
-    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
-        out = super().task(task, method, asked, **shown)
-        if method == "SendMessage" and "history" in out:
-            out["history"] = task.history[-len(out["history"]) - 1 : -1]
-        return out
+def _oldest(history: Messages, n: int) -> Messages:
+    return history[:n]
+
+
+def _before_the_newest(history: Messages, n: int) -> Messages:
+    return history[-n - 1 : -1]
+
+
+declare("get-history-oldest", "GetTask's historyLength n answers the oldest n messages", "TASK-09")(
+    _history_window("GetTask", _oldest)
+)
+declare("get-history-drops-newest", "GetTask's historyLength n answers the n messages before the newest", "TASK-09")(
+    _history_window("GetTask", _before_the_newest)
+)
+declare("send-history-off-by-one", "SendMessage's historyLength n answers the n messages before the newest", "SEND-12")(
+    _history_window("SendMessage", _before_the_newest)
+)
 
 
 @declare("history-never", "GetTask never answers history", "TASK-10")

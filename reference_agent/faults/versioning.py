@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from aiohttp import web
-from multidict import CIMultiDict
 
 from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import RpcError
+from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.rpc import SUPPORTED_VERSIONS, Compatibility, parse_version
 
@@ -98,16 +95,11 @@ class SubscribeAnswersVersionError(Compatibility):
     "VER-03",
     "VER-04",
 )
-def query_version_served(config: Any) -> Callable[..., Any]:
-    @web.middleware
-    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-        if "A2A-Version" in request.query and "A2A-Version" not in request.headers:
-            headers = CIMultiDict(request.headers)
-            headers["A2A-Version"] = SUPPORTED_VERSIONS[0]
-            request = request.clone(headers=headers)
-        return await handler(request)
-
-    return middleware
+@wire.request_headers
+def query_version_served(request: web.Request) -> dict[str, str] | None:
+    if "A2A-Version" in request.query and "A2A-Version" not in request.headers:
+        return {"A2A-Version": SUPPORTED_VERSIONS[0]}
+    return None
 
 
 @declare("v1-client-refused", "a caller activating only the v1 extensions is refused with -32008", "TIER-06")

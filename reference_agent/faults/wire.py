@@ -3,17 +3,19 @@
 Each helper turns a small rewrite into a fault's behaviour, a middleware factory (see :mod:`.catalog`): the
 middleware lets the agent answer as it would, then rewrites what it answered on one kind of route. Only
 successful answers are rewritten (HTTP 200: a JSON-RPC answer, a card, a feed page), never a refusal.
+:func:`request_headers` rewrites what a request carries instead, before the agent reads it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from aiohttp import web
+from multidict import CIMultiDict
 
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.reference_agent.errors import ERROR_INFO, RpcError
@@ -118,6 +120,19 @@ def answers(rewrite: Callable[[Call], None]) -> MiddlewareFactory:
     return _after((RPC_ROUTE,), rewritten)
 
 
+def refusals(reason: str, methods: Collection[str]) -> Callable[[Callable[[Call], None]], MiddlewareFactory]:
+    """Rewrite each answer of ``methods`` that is an error whose ErrorInfo gives ``reason``."""
+
+    def decorate(rewrite: Callable[[Call], None]) -> MiddlewareFactory:
+        def rewritten(call: Call) -> None:
+            if call.method in methods and call.reason == reason:
+                rewrite(call)
+
+        return answers(rewritten)
+
+    return decorate
+
+
 def responses(rewrite: Callable[[Call, web.Response], web.Response | None]) -> MiddlewareFactory:
     """Rewrite the HTTP response of each JSON-RPC answer: change it in place, or return another one."""
 
@@ -156,3 +171,24 @@ def served(*routes: str):
         return _after(routes, rewritten)
 
     return decorate
+
+
+def request_headers(rewrite: Callable[[web.Request], dict[str, str] | None]) -> MiddlewareFactory:
+    """Rewrite what each request carries before the agent reads it: ``rewrite(request)`` answers the headers to
+    put in place of those of the same names, or nothing to leave the request as it came."""
+
+    def factory(config: AgentConfig) -> Callable[..., Any]:
+        @web.middleware
+        async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+            replaced = rewrite(request)
+            if replaced:
+                headers = CIMultiDict(request.headers)
+                for name, value in replaced.items():
+                    headers.popall(name, None)
+                    headers[name] = value
+                request = request.clone(headers=headers)
+            return await handler(request)
+
+        return middleware
+
+    return factory
