@@ -17,8 +17,10 @@ from nylorun_a2a_kit.reference_agent.engine import Engine
 from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found, unsupported
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import Fault, declare
+from nylorun_a2a_kit.reference_agent.rpc import Reading
 from nylorun_a2a_kit.reference_agent.status import update_event
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
+from nylorun_a2a_kit.reference_agent.streaming import METHODS as STREAM_METHODS
 from nylorun_a2a_kit.reference_agent.streaming import Event, Render, Streaming
 
 
@@ -277,3 +279,25 @@ class ClosingOneEndsAll(Streaming):
 
     def closed(self, task_id: str, queue: Any) -> None:
         self._open.pop(task_id, None)
+
+
+# -- a notification to a stream method (JSON-RPC 2.0 §4.1)
+
+streamed_notifications = streamed(
+    "notification-streams-answered",
+    "a notification to a stream method gets its stream of responses (with id null); other notifications get no reply",
+    "ERR-12",
+)
+
+
+@streamed_notifications
+class NotificationStreamsServed(Streaming):
+    def serves(self, method: str) -> bool:
+        return True
+
+
+@streamed_notifications
+class NotificationStreamsAnswered(Reading):
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        streams = error is None and request.get("method") in STREAM_METHODS
+        return streams or super().replies(request, error)
