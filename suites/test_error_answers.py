@@ -226,9 +226,21 @@ def test_notification_gets_no_reply(a2a_client: A2AClient, method: str):
     exchange = a2a_client.post(body, method=method, headers=call.headers(a2a_client))
     if exchange.status is not None and exchange.status >= 500:
         exchange.fail(f"a notification must not meet a server failure, got HTTP {exchange.status}")
+    if exchange.events is not None:  # a stream: each event's data is a response (A2A §9.4.2), so any is a reply
+        replies = [e for e in exchange.events if _is_response(e)]
+        if replies:
+            exchange.fail(
+                "a request without id is a notification: JSON-RPC 2.0 §4.1 has the server send no reply, but it "
+                f"was answered with a stream of {len(replies)} JSON-RPC response(s)"
+            )
+        return
     try:
         answered = strict_json(exchange.response_body) if exchange.response_body.strip() else None
     except ValueError:
         answered = None
-    if isinstance(answered, dict) and ("result" in answered or "error" in answered):
+    if _is_response(answered):
         exchange.fail("a request without id is a notification: JSON-RPC 2.0 §4.1 has the server send no reply")
+
+
+def _is_response(body: object) -> bool:
+    return isinstance(body, dict) and ("result" in body or "error" in body)

@@ -175,8 +175,9 @@ def test_status_timestamp_cut_lists_every_task_at_or_after_it(
         if earlier:
             pages[-1].fail(f"statusTimestampAfter {after} listed tasks whose status changed before it: {earlier}")
         expected = sorted(t["id"] for t in tasks.in_context(context) if _when(t) >= moment)
-        if sorted(t["id"] for t in listed) != expected:
-            pages[-1].fail(f"statusTimestampAfter {after} (inclusive) must list {expected} of {context}")
+        got = sorted(t["id"] for t in listed)
+        if got != expected:
+            pages[-1].fail(f"statusTimestampAfter {after} (inclusive) must list {expected} of {context}, listed {got}")
 
 
 # -- LIST-04: latest status change first, every adjacent pair

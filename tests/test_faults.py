@@ -11,13 +11,14 @@ wait for each other.
 
 from __future__ import annotations
 
+import json
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
-from tests.suite_runs import Verdicts, run_once, run_suites, shared_dir
+from tests.suite_runs import REPO, Verdicts, run_once, run_suites, shared_dir
 
 pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
 
@@ -99,6 +100,24 @@ def test_an_agent_that_streams_as_a2a_has_it_passes_the_stream_checks(tmp_path):
     assert verdicts.returncode == 0, verdicts.output[-5000:]
     streamed = [t for t, ids in verdicts.requirements.items() if set(ids) & set(STREAM_RULES)]
     assert streamed and all(verdicts.outcomes[t] == "passed" for t in streamed), verdicts.summary()
+
+
+def test_the_reference_agents_published_verdicts_are_its_own(fault_runs):
+    """peers/expected/reference.json (the compatibility table's first column) is the clean run's verdicts;
+    NYLORUN_UPDATE_PEER_VERDICTS=1 writes them."""
+    verdicts = fault_runs[CLEAN].result()
+    path = REPO / "peers" / "expected" / "reference.json"
+    got = dict(sorted(verdicts.outcomes.items()))
+    if os.environ.get("NYLORUN_UPDATE_PEER_VERDICTS") == "1":
+        document = {
+            "peer": "reference",
+            "tier_claimed": "profile-v2",
+            "verdicts": got,
+            "requirements": {t: verdicts.requirements[t] for t in got},
+            "reasons": {},
+        }
+        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    assert json.loads(path.read_text(encoding="utf-8"))["verdicts"] == got, "regenerate: NYLORUN_UPDATE_PEER_VERDICTS=1"
 
 
 def test_reference_agent_without_push_passes_its_checks(fault_runs):

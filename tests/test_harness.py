@@ -7,6 +7,7 @@ import http.server
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -18,7 +19,7 @@ import pytest
 from nylorun_a2a_kit.fixtures import options, target
 from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
 from nylorun_a2a_kit.fixtures.plugin import silence
-from nylorun_a2a_kit.fixtures.push import free_port
+from nylorun_a2a_kit.fixtures.push import free_port, free_ports
 from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
 from tests.silent_target import relay_that_goes_silent
@@ -390,3 +391,24 @@ def test_a_frozen_target_stops_the_gate_fast_in_one_line(tmp_path):
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     assert summary["verdict"] == "no-verdict" and not summary["new_failures"], summary["verdict_reasons"]
     assert "no verdict: the target at" in (tmp_path / "out" / "junit.xml").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_push_port_in_use_under_xdist_is_one_line_exit_4(tmp_path):
+    port = free_ports(2)
+    with (
+        agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base,
+        socket.create_server(("127.0.0.1", port + 1)),
+    ):
+        verdicts = run_suites(
+            tmp_path,
+            f"--target-url={base}/v1/a2a/agents/support",
+            "--a2a-key=kit-key",
+            f"--a2a-push-listen=127.0.0.1:{port}",
+            "-n",
+            "2",
+            timeout_s=120,
+        )
+    error = _one_error_line(verdicts)
+    assert f"--a2a-push-listen: cannot listen on 127.0.0.1:{port + 1}" in error and "worker 1" in error, error
+    assert "INTERNALERROR" not in verdicts.output

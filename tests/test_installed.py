@@ -14,20 +14,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 
 from tests.agent_process import listening_process
-from tests.suite_runs import REPO, read_outcomes, run_suites
+from tests.suite_runs import read_outcomes, run_suites
+from tests.wheel import build_wheel
 
 pytestmark = pytest.mark.slow
 
-COPY_IGNORED = (".git", ".venv", "node_modules", "build", "dist", "*.egg-info", "out", "__pycache__", ".tox")
 # One fault and a few areas whose checks need nothing but a key: the verdicts compared below.
 FAULT = "wrong-error-code"
 CHECKED = "--a2a-req=TASK-05,CARD-01,CARD-02,ERR-05,VER-01,LIST-01"
@@ -73,12 +71,7 @@ link = "https://tracker.example/runtime/7"
 def installed(tmp_path_factory) -> dict[str, Path]:
     """A wheel of the kit, installed into a fresh virtual environment beside a project of its own."""
     root = tmp_path_factory.mktemp("installed")
-    source, dist = root / "source", root / "dist"
-    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources it builds.
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*COPY_IGNORED))
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)], cwd=root)
-    assert built.returncode == 0, built.stderr[-3000:]
-    [wheel] = dist.glob("nylorun_a2a_kit-*.whl")
+    wheel = build_wheel(root)
     environment = root / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"

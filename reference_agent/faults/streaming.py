@@ -18,8 +18,10 @@ from nylorun_a2a_kit.reference_agent.engine import Engine
 from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found, unsupported
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.rpc import Reading
 from nylorun_a2a_kit.reference_agent.status import update_event
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
+from nylorun_a2a_kit.reference_agent.streaming import METHODS as STREAM_METHODS
 from nylorun_a2a_kit.reference_agent.streaming import Event, Render, Streaming
 
 
@@ -31,14 +33,15 @@ def _serves_both(self: Streaming, method: str) -> bool:
     return True
 
 
-def streamed(name: str, description: str, *breaks: str) -> Callable[[type[Streaming]], type[Streaming]]:
+def streamed(name: str, description: str, *breaks: str) -> Callable[[type], type]:
     """A fault of an Agent whose card declares streaming and that serves both stream methods; apply it to the
-    Streaming variant that serves them (rightly, or with its one rule broken)."""
+    Streaming variant that serves them (rightly, or with its one rule broken), and to any other part it changes."""
     fault = declare(name, description, *breaks)
     fault(wire.cards(_says_streaming))
 
-    def served(variant: type[Streaming]) -> type[Streaming]:
-        variant.serves = _serves_both
+    def served(variant: type) -> type:
+        if issubclass(variant, Streaming):
+            variant.serves = _serves_both
         return fault(variant)
 
     return served
@@ -263,3 +266,24 @@ class SecondStreamMissesArtifacts(Streaming):
 class ClosingOneEndsAll(Streaming):
     def closed(self, task_id: str, queue: Any) -> None:
         self._open.pop(task_id, None)
+
+
+# -- a notification to a stream method (JSON-RPC 2.0 §4.1)
+
+streamed_notifications = streamed(
+    "notification-streams-answered",
+    "a notification to a stream method gets its stream of responses (with id null); other notifications get no reply",
+    "ERR-12",
+)
+
+
+@streamed_notifications
+class NotificationStreamsServed(Streaming):
+    """Both stream methods, served as A2A has them."""
+
+
+@streamed_notifications
+class NotificationStreamsAnswered(Reading):
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        streams = error is None and request.get("method") in STREAM_METHODS
+        return streams or super().replies(request, error)

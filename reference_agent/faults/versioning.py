@@ -53,7 +53,12 @@ class EmptyVersionServed(Compatibility):
         return version_header == "" or super().serves(version_header, method)
 
 
-@declare("patch-version-refused", "A2A-Version 1.0.3 is refused: the version is compared with its patch", "VER-01")
+@declare(
+    "patch-version-refused",
+    "A2A-Version 1.0.3 is refused: the version is compared with its patch",
+    "VER-01",
+    run_with=("--a2a-strict-spec=yes",),
+)
 class PatchVersionRefused(Compatibility):
     def serves(self, version_header: str | None, method: str) -> bool:
         return (version_header or "").strip() == "1.0" and super().serves(version_header, method)
