@@ -250,7 +250,12 @@ def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
 
 
 # Checks that only the embedded agent's configuration makes possible (its allowlist holds the kit's ports).
-EMBEDDED_ONLY = ("give --a2a-push-closed-listen", "give --a2a-push-refused-listen", "whether a remote Runtime allows")
+EMBEDDED_ONLY = (
+    "give --a2a-push-closed-listen",
+    "give --a2a-push-refused-listen",
+    "whether a remote Runtime allows",
+    "whether a Runtime's allow-list names these loopback spellings",
+)
 
 
 @pytest.mark.slow

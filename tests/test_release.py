@@ -431,7 +431,7 @@ def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
     done = _cli(gate, timeout_s=900)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert "example agent: the reference agent at http://127.0.0.1:" in done.stdout
-    assert re.search(r"release gate: blocked \(TCK: \d+ new failures\)", done.stdout), done.stdout[-2000:]
+    assert re.search(r"release gate: blocked \(TCK: \d+ new failures[;)]", done.stdout), done.stdout[-2000:]
     summary = _summary(tmp_path)
     assert (
         "tests.compatibility.jsonrpc.test_error_codes.TestJsonRpcErrorCodeMappings::test_task_not_found_error"
