@@ -250,6 +250,19 @@ class HistoryNever(Rendering):
         return super().history_length(method, task, 0)
 
 
+@declare("history-none-past-all", "GetTask answers no history when historyLength is past the whole history", "TASK-10")
+class HistoryNonePastAll(Rendering):
+    def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
+        past_all = method == "GetTask" and asked is not None and asked > len(task.history)
+        return 0 if past_all else super().history_length(method, task, asked)
+
+
+@declare("history-one-none", "GetTask answers no history for historyLength 1 (larger served)", "TASK-09", "TASK-10")
+class HistoryOneNone(Rendering):
+    def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
+        return 0 if method == "GetTask" and asked == 1 else super().history_length(method, task, asked)
+
+
 @declare("get-task-stale-state", "GetTask answers an ended task as still working", "TASK-02")
 @wire.answers
 def get_task_stale_state(call: wire.Call) -> None:
