@@ -257,7 +257,7 @@ class HistoryNonePastAll(Rendering):
         return 0 if past_all else super().history_length(method, task, asked)
 
 
-@declare("history-one-none", "GetTask answers no history for historyLength 1 (larger served)", "TASK-09", "TASK-10")
+@declare("history-one-none", "GetTask answers no history for historyLength 1 (larger served)", "TASK-10")
 class HistoryOneNone(Rendering):
     def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
         return 0 if method == "GetTask" and asked == 1 else super().history_length(method, task, asked)
