@@ -95,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     shared = list(QUICK if args.quick else ())
     if args.workers:
         shared += ["-n", str(args.workers)]
-    if args.property_profile:
-        shared.append(f"--a2a-property-profile={args.property_profile}")
+    if args.a2a_property_profile:
+        shared.append(f"--a2a-property-profile={args.a2a_property_profile}")
     print(f"machine: {common.machine_line()}")
     print(f"reproduce: {common.reproduce('benchmarks.failing_speed', argv)}")
     print(f"options of every run: {shlex.join(shared) or '(none: the full suites, serial, property profile ci)'}")
