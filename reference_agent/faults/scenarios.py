@@ -8,6 +8,7 @@ from typing import Any
 import aiohttp
 
 from nylorun_a2a_kit.reference_agent.extensions import EFFECTS, PROGRESS
+from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.scenarios import REPORTS, Scenarios
 from nylorun_a2a_kit.reference_agent.turn import Turn
@@ -18,6 +19,17 @@ Parts = list[dict[str, Any]]
 @declare("complete-without-url-part", "the complete scenario publishes no url part", "PART-02")
 class CompleteWithoutUrlPart(Scenarios):
     reports = tuple(report for report in REPORTS if not report[2])
+
+
+@declare(
+    "url-part-unfetchable", "a url part names a file the Agent does not serve (404); every kind is there", "PART-02"
+)
+@wire.answers
+def url_part_unfetchable(call: wire.Call) -> None:
+    for task in call.tasks():
+        for part in (p for a in task.get("artifacts") or [] for p in a.get("parts") or []):
+            if "url" in part:
+                part["url"] += ".gone"
 
 
 @declare("fail-reported-completed", "a failed turn ends TASK_STATE_COMPLETED", "TASK-13")
