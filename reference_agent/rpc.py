@@ -183,9 +183,13 @@ class Dispatcher:
         """A stream's events as JSON-RPC responses to the request (A2A §9.4.2), as the caller sees them."""
 
         async def answers():
-            async for event in stream.events:
-                visible = None if event is None else extensions.visible_event(event, shown)
-                yield None if visible is None else {"jsonrpc": "2.0", "id": request_id, "result": visible}
+            try:
+                async for event in stream.events:
+                    visible = None if event is None else extensions.visible_event(event, shown)
+                    yield None if visible is None else {"jsonrpc": "2.0", "id": request_id, "result": visible}
+            except Exception:  # a bug past the stream's headers still ends in a JSON-RPC error, as handle()'s do
+                log.exception("stream of request %r failed", request_id)
+                yield self.error(request_id, RpcError("InternalError", "Internal error", reason="INTERNAL"))
 
         return Stream(answers(), stream.close)
 

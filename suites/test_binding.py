@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, looks_like_jsonrpc
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import methods
 
@@ -17,8 +17,7 @@ def test_answer_is_a_jsonrpc_response_in_json(a2a_client: A2AClient, method: str
     # Each method's answer to a task nobody has: a result (ListTasks, SendMessage) or the method's own error.
     call = methods.Harmless(method)
     exchange = call.post(a2a_client)
-    if exchange.status is not None and exchange.status >= 500 and not looks_like_jsonrpc(exchange):
-        exchange.no_response()  # no Response at all is ERR-14's; this rule is how a Response is served
+    exchange.no_response_if_server_failed()  # no Response at all is ERR-14's; this rule is how a Response is served
     media_type = exchange.response_headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type == "text/event-stream" and method in ("SendStreamingMessage", "SubscribeToTask"):
         not_applicable(f"the Agent answers {method} as a stream (A2A §9.4.2), which STREAM-01 judges")

@@ -60,26 +60,29 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _make(client: A2AClient, target: Target) -> Tasks:
+def _make(client: A2AClient, target: Target, made: list[str]) -> Tasks:
+    """The module's tasks; ``made`` gets each task's id as it is made, so that a setup cut short leaks none."""
     ended, asking, working, canceling = (drivers.new_context() for _ in range(4))
     tasks = Tasks([ended, asking, working, canceling], ended)
-    made: list[str] = []
     for scenario in ("complete", "fail"):
         made.append(drivers.settle(client, drivers.run(client, scenario, context_id=ended))["id"])
     sent = [new_id("ask"), new_id("answer")]
     asked = drivers.paused_on(client, "question", context_id=ended, message_id=sent[0])
-    drivers.settle(client, client.send("blue", task_id=asked["id"], message_id=sent[1]).task)
+    drivers.settle(client, client.send("blue", task_id=asked["id"], context_id=ended, message_id=sent[1]).task)
     tasks.sent[asked["id"]] = sent
     made.append(asked["id"])
     to_cancel = drivers.paused_on(client, "question", context_id=canceling)
+    made.append(to_cancel["id"])
     made.append(drivers.paused_on(client, "question", context_id=asking)["id"])
     running = client.send(drivers.scenario("slow", WORKING_MS), context_id=working, return_immediately=True).task
-    made.append(drivers.wait_for(client, running["id"], ["TASK_STATE_WORKING"])["id"])
+    made.append(running["id"])
+    drivers.wait_for(client, running["id"], ["TASK_STATE_WORKING"])
     if "approve" in target.scenarios:  # the ended conversation's last task: the state it pauses in is read
         made.append(drivers.settle(client, drivers.run(client, "approve", context_id=ended))["id"])
     client.cancel(to_cancel["id"]).ok()
-    made.append(drivers.wait_for(client, to_cancel["id"], drivers.TERMINAL)["id"])
-    tasks.made = made
+    drivers.wait_for(client, to_cancel["id"], drivers.TERMINAL)
+    made.append(made.pop(made.index(to_cancel["id"])))  # the canceled task changed last
+    tasks.made = list(made)
     return tasks
 
 
@@ -94,12 +97,12 @@ def _as_now(client: A2AClient, tasks: Tasks) -> Tasks:
 @pytest.fixture(scope="module")
 def _made(a2a_target: Target) -> Iterator[dict]:
     """Where the module's tasks are kept once the first check that needs them has made them."""
-    kept: dict = {}
+    kept: dict = {"made": []}
     yield kept
-    if "tasks" in kept:
+    if kept["made"]:
         own = a2a_target.client()
         try:
-            for task_id in kept["tasks"].made:
+            for task_id in kept["made"]:
                 drivers.cancel_quietly(own, task_id)
         finally:
             own.close()
@@ -108,8 +111,15 @@ def _made(a2a_target: Target) -> Iterator[dict]:
 @pytest.fixture
 def tasks(a2a_client: A2AClient, a2a_target: Target, _made: dict) -> Tasks:
     # Made by the first check that asks, after its admission: a target without the scenarios is sent none.
+    # A setup that failed or was not checked ends every later check the same way: made once, never again.
+    if "failed" in _made:
+        raise _made["failed"]
     if "tasks" not in _made:
-        _made["tasks"] = _make(a2a_client, a2a_target)
+        try:
+            _made["tasks"] = _make(a2a_client, a2a_target, _made["made"])
+        except BaseException as exc:
+            _made["failed"] = exc
+            raise
     return _as_now(a2a_client, _made["tasks"])
 
 

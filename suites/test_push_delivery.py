@@ -67,8 +67,8 @@ def test_every_pause_and_its_cancel_are_delivered(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, kind: str
 ):
     task, endpoint = _pushed_from_the_start(a2a_client, a2a_push_receiver, drivers.PAUSES[kind][0])
-    if drivers.state(task) not in drivers.INTERRUPTED:
-        a2a_client.get_task(task["id"]).fail(f"the {kind} should pause the task, got {drivers.state(task)}")
+    if drivers.state(task) not in drivers.INTERRUPTED:  # the scenario's state is TASK-03's rule, not this one's
+        not_checked(f"the {kind} scenario answered {drivers.state(task)}, not a pause, so that member is not reached")
     push_checks.until_pushed(endpoint, drivers.state(task), a2a_pushing)
     a2a_client.cancel(task["id"]).ok()
     push_checks.until_pushed(endpoint, "TASK_STATE_CANCELED", a2a_pushing)
@@ -80,8 +80,9 @@ def test_every_end_is_delivered(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, ending: str
 ):
     task, endpoint = _pushed_from_the_start(a2a_client, a2a_push_receiver, drivers.ENDINGS[ending])
-    if drivers.state(task) != ending:
-        a2a_client.get_task(task["id"]).fail(f"the {drivers.ENDINGS[ending]} scenario should end {ending}")
+    if drivers.state(task) != ending:  # the scenario's end is TASK-13's rule, not this one's
+        scenario = drivers.ENDINGS[ending]
+        not_checked(f"the {scenario} scenario ended {drivers.state(task)}, not {ending}, so that member is not reached")
     push_checks.until_pushed(endpoint, ending, a2a_pushing)
 
 

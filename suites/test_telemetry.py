@@ -73,10 +73,10 @@ ENDS = drivers.each_ending()
 
 
 def _terminal_update(a2a_client: A2AClient, ending: str) -> tuple[dict, Exchange]:
-    """The telemetry/v1 data on the terminal status update of a task that ended ``ending``, and the GetTask."""
+    """The telemetry/v1 data of a task that ended ``ending``, read as the client reads it from the task its turn
+    ended with (its metadata, then its status message's), and a GetTask of it afterwards."""
     task = drivers.ended_in(a2a_client, ending)
-    got = a2a_client.get_task(task["id"])
-    return _status_telemetry(got.task) or {}, got
+    return _telemetry(task) or {}, a2a_client.get_task(task["id"])
 
 
 @pytest.mark.req("TEL-01")

@@ -143,6 +143,16 @@ def http_500_on_wrong_type(call: wire.Call, response: web.Response) -> web.Respo
     return wire.server_error() if any(p.rule == "type" for p in _invalid_params(call)) else None
 
 
+@declare(
+    "missing-field-500",
+    "a request whose params lack a REQUIRED field gets HTTP 500 (its handler crashes), not a JSON-RPC error",
+    "ERR-14",
+)
+@wire.responses
+def missing_field_500(call: wire.Call, response: web.Response) -> web.Response | None:
+    return wire.server_error() if any(p.rule == "required" for p in _invalid_params(call)) else None
+
+
 # -- error codes and details
 
 

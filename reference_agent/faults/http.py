@@ -186,23 +186,6 @@ def non_object_body_500(call: wire.Call, response: web.Response) -> web.Response
 
 
 @declare(
-    "missing-field-500",
-    "a request whose params lack a REQUIRED field gets HTTP 500 (its handler crashes), not a JSON-RPC error",
-    "ERR-14",
-)
-@wire.responses
-def missing_field_500(call: wire.Call, response: web.Response) -> web.Response | None:
-    refused = (call.answer.get("error") or {}).get("code") == wire.INVALID_PARAMS
-    return wire.server_error() if refused and _lacks_a_required_field(call) else None
-
-
-def _lacks_a_required_field(call: wire.Call) -> bool:
-    required = {"GetTask": "id", "CancelTask": "id", "SendMessage": "message", "SubscribeToTask": "id"}
-    field = required.get(call.method or "", "taskId")
-    return field not in call.params
-
-
-@declare(
     "get-task-answers-500", "GetTask (and only it) answers HTTP 500 with an HTML page, whatever it is asked", "ERR-14"
 )
 @wire.responses

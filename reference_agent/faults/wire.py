@@ -25,7 +25,6 @@ from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 TASK_RESULTS = ("GetTask", "CancelTask")  # methods whose result is a Task
 METHOD_NOT_FOUND = RpcError("MethodNotFoundError", "Method not found", reason="METHOD_NOT_FOUND")
-INVALID_PARAMS = -32602
 
 
 def server_error() -> web.Response:
