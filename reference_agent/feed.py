@@ -9,13 +9,19 @@ taken before its change). Choices where the pages are silent: the cursor is opaq
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
-from nylorun_a2a_kit.reference_agent.store import TERMINAL, Store, TaskRecord, decode_cursor, encode_cursor
+from nylorun_a2a_kit.reference_agent.store import (
+    TERMINAL,
+    Store,
+    TaskRecord,
+    decode_cursor,
+    encode_cursor,
+)
+from nylorun_a2a_kit.reference_agent.store import session_id as session_of
 
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
 STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]
@@ -26,8 +32,7 @@ class FeedError(ValueError):
 
 
 def session_id(task: TaskRecord) -> str:
-    digest = hashlib.sha256(f"{task.agent_id}\n{task.subject}\n{task.context_id}".encode()).hexdigest()
-    return "ses_" + digest[:24]
+    return session_of(task.agent_id, task.subject, task.context_id)
 
 
 def turn(task: TaskRecord) -> dict[str, Any]:
@@ -91,5 +96,4 @@ class Feed:
 
     def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
         """A session's turns after the position, oldest first."""
-        turns = [t for t in self.store.all_tasks(subjects) if session_id(t) == session]
-        return sorted((t for t in turns if t.turn > after), key=lambda t: (t.turn, t.seq))
+        return self.store.session_turns(session, subjects, after)

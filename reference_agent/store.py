@@ -1,15 +1,19 @@
 """SQLite storage of tasks, idempotency keys and conversations.
 
-Every status change takes the next value of one global sequence; ListTasks orders and pages by it, so a
-page cursor is a position in that sequence and never needs a scan (keyset paging). ListTasks' totalSize
-comes from counts per owner and state that triggers keep in the same transaction as the rows, so a page
-costs the same at 1k and 100k tasks; only a filter by conversation or by time counts rows.
+Every status change takes the next value of one global sequence, and a timestamp later than every earlier
+one; ListTasks orders and pages by it, so a page cursor is a position in that sequence and never needs a
+scan (keyset paging), and the change feed is a keyset query on the same sequence. ListTasks' totalSize
+comes from counts per owner and state that triggers keep in the same transaction as the rows. Every query
+the agent serves (a task by id, ListTasks with each filter, the feed by cursor, by subject and by session)
+is an index search bounded by what it answers, so it costs the same at 1,000 and 1,000,000 tasks; only a
+total under a filter by conversation or by time counts the rows it matches.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -44,6 +48,12 @@ CREATE TABLE IF NOT EXISTS tasks (
 );
 CREATE INDEX IF NOT EXISTS tasks_by_owner ON tasks (agent_id, subject, seq);
 CREATE INDEX IF NOT EXISTS tasks_by_context ON tasks (agent_id, subject, context_id, seq);
+CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (agent_id, subject, state, seq);
+CREATE INDEX IF NOT EXISTS tasks_by_time ON tasks (agent_id, subject, status_ts);
+CREATE INDEX IF NOT EXISTS tasks_by_change ON tasks (seq);
+CREATE INDEX IF NOT EXISTS tasks_by_subject_change ON tasks (subject, seq);
+CREATE INDEX IF NOT EXISTS tasks_unfinished ON tasks (seq)
+  WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING');
 CREATE TABLE IF NOT EXISTS message_ids (
   agent_id TEXT NOT NULL,
   subject TEXT NOT NULL,
@@ -89,7 +99,24 @@ CREATE TABLE IF NOT EXISTS contexts (
   turns INTEGER NOT NULL,
   PRIMARY KEY (agent_id, subject, context_id)
 );
+CREATE TABLE IF NOT EXISTS sessions (
+  session_id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  context_id TEXT NOT NULL
+);
 """
+# A feed page's turns need none of a task's history or artifacts: the columns it reads, the others empty.
+TURN_COLUMNS = (
+    "id, agent_id, subject, context_id, turn, state, NULL AS status_message, status_ts, seq, "
+    "'[]' AS history, '[]' AS artifacts, metadata, scenario"
+)
+
+
+def session_id(agent_id: str, subject: str, context_id: str) -> str:
+    """The session of a subject's conversation with an Agent: one per subject, Agent and contextId."""
+    digest = hashlib.sha256(f"{agent_id}\n{subject}\n{context_id}".encode()).hexdigest()
+    return "ses_" + digest[:24]
 
 
 def format_timestamp(moment: datetime) -> str:
@@ -170,7 +197,14 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA recursive_triggers=ON")  # a REPLACE's deletion is counted too
+        had_sessions = self._has_table("sessions")
         self.db.executescript(SCHEMA)
+        if not had_sessions:  # a database from before the sessions table: every conversation gets its session
+            self.db.create_function("session_id", 3, session_id, deterministic=True)
+            self.db.execute(
+                "INSERT OR IGNORE INTO sessions "
+                "SELECT session_id(agent_id, subject, context_id), agent_id, subject, context_id FROM contexts"
+            )
         with self.transaction():  # counted afresh at every start: a database from before the counts gets them
             self.db.execute("DELETE FROM task_counts")
             self.db.execute(
@@ -182,6 +216,10 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    def _has_table(self, name: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
+        return row is not None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -226,7 +264,18 @@ class Store:
             "INSERT INTO contexts VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET turns=excluded.turns",
             (agent_id, subject, context_id, turn),
         )
+        if row is None:
+            self.db.execute(
+                "INSERT OR IGNORE INTO sessions VALUES (?,?,?,?)",
+                (session_id(agent_id, subject, context_id), agent_id, subject, context_id),
+            )
         return turn
+
+    def session(self, session: str) -> tuple[str, str, str] | None:
+        """The Agent, subject and contextId of a session, if there is one."""
+        row = self.db.execute("SELECT agent_id, subject, context_id FROM sessions WHERE session_id=?", (session,))
+        found = row.fetchone()
+        return (found["agent_id"], found["subject"], found["context_id"]) if found else None
 
     def task_for_message(self, agent_id: str, subject: str, message_id: str) -> str | None:
         row = self.db.execute(
@@ -298,9 +347,9 @@ class Store:
         return from_row(TaskRecord, row) if row else None
 
     def unfinished(self) -> list[TaskRecord]:
-        placeholders = ",".join("?" * len(ACTIVE))
+        # Spelt as the partial index tasks_unfinished is, so that a start reads only the unfinished tasks.
         rows = self.db.execute(
-            f"SELECT * FROM tasks WHERE state IN ({placeholders}) ORDER BY seq", tuple(sorted(ACTIVE))
+            "SELECT * FROM tasks WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING') ORDER BY seq"
         )
         return [from_row(TaskRecord, row) for row in rows]
 
@@ -318,27 +367,55 @@ class Store:
         if flt.status_after is not None:
             clauses.append("status_ts>=?")
             args.append(flt.status_after)
+            if None not in (flt.agent_id, flt.subject):
+                # Timestamps grow with the sequence (next_status), so the tasks changed at or after a time are
+                # those from one position on: a bound every index on the sequence can search by.
+                first = self._first_change_at(flt.agent_id, flt.subject, flt.status_after)
+                clauses.append("seq>=?")
+                args.append(MAX_POSITION if first is None else first)
         return (" AND ".join(clauses) or "1=1"), args
+
+    def _first_change_at(self, agent_id: str, subject: str, moment: str) -> int | None:
+        """The position of an owner's first status change at or after ``moment`` (None: there is none)."""
+        row = self.db.execute(
+            "SELECT seq FROM tasks INDEXED BY tasks_by_time WHERE agent_id=? AND subject=? AND status_ts>=? "
+            "ORDER BY status_ts LIMIT 1",
+            (agent_id, subject, moment),
+        ).fetchone()
+        return row["seq"] if row else None
 
     def last_seq(self) -> int:
         return self._seq
 
     def changed_after(self, seq: int, subjects: set[str] | None, limit: int) -> list[TaskRecord]:
-        """Tasks whose latest status change comes after ``seq``, oldest change first (the change feed)."""
-        where, args = "seq>?", [seq]
-        if subjects is not None:
-            where += f" AND subject IN ({','.join('?' * len(subjects))})"
-            args += sorted(subjects)
-        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq LIMIT ?", [*args, limit])
-        return [from_row(TaskRecord, row) for row in rows]
-
-    def all_tasks(self, subjects: set[str] | None) -> list[TaskRecord]:
+        """Tasks whose latest status change comes after ``seq``, oldest change first (the change feed); ``subjects``
+        limits them (None: every subject's). Each subject's are read through its own index, then merged."""
         if subjects is None:
-            rows = self.db.execute("SELECT * FROM tasks")
-        else:
             rows = self.db.execute(
-                f"SELECT * FROM tasks WHERE subject IN ({','.join('?' * len(subjects))})", sorted(subjects)
+                f"SELECT {TURN_COLUMNS} FROM tasks INDEXED BY tasks_by_change WHERE seq>? ORDER BY seq LIMIT ?",
+                (seq, limit),
             )
+            return [from_row(TaskRecord, row) for row in rows]
+        found: list[TaskRecord] = []
+        for subject in sorted(subjects):
+            rows = self.db.execute(
+                f"SELECT {TURN_COLUMNS} FROM tasks INDEXED BY tasks_by_subject_change WHERE subject=? AND seq>? "
+                "ORDER BY seq LIMIT ?",
+                (subject, seq, limit),
+            )
+            found += [from_row(TaskRecord, row) for row in rows]
+        return sorted(found, key=lambda task: task.seq)[:limit]
+
+    def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
+        """A session's turns after turn number ``after``, oldest first (none when ``subjects`` leaves it out)."""
+        owner = self.session(session)
+        if owner is None or (subjects is not None and owner[1] not in subjects):
+            return []
+        rows = self.db.execute(
+            f"SELECT {TURN_COLUMNS} FROM tasks INDEXED BY tasks_by_context "
+            "WHERE agent_id=? AND subject=? AND context_id=? AND turn>? ORDER BY turn, seq",
+            (*owner, after),
+        )
         return [from_row(TaskRecord, row) for row in rows]
 
     def count(self, flt: TaskFilter) -> int:
@@ -352,7 +429,7 @@ class Store:
                 f"SELECT COALESCE(SUM(n), 0) FROM task_counts WHERE agent_id=? AND subject=?{state}", args
             ).fetchone()[0]
         where, args = self._where(flt)
-        return self.db.execute(f"SELECT COUNT(*) FROM tasks WHERE {where}", args).fetchone()[0]
+        return self.db.execute(f"SELECT COUNT(*) FROM tasks{self._index(flt)} WHERE {where}", args).fetchone()[0]
 
     def page(self, flt: TaskFilter, *, before_seq: int | None, limit: int) -> list[TaskRecord]:
         """Up to ``limit`` tasks, latest status change first, below ``before_seq`` when given."""
@@ -360,8 +437,19 @@ class Store:
         if before_seq is not None:
             where += " AND seq<?"
             args.append(before_seq)
-        rows = self.db.execute(f"SELECT * FROM tasks WHERE {where} ORDER BY seq DESC LIMIT ?", [*args, limit])
+        rows = self.db.execute(
+            f"SELECT * FROM tasks{self._index(flt)} WHERE {where} ORDER BY seq DESC LIMIT ?", [*args, limit]
+        )
         return [from_row(TaskRecord, row) for row in rows]
+
+    def _index(self, flt: TaskFilter) -> str:
+        """The index a listing reads: the narrowest its filters name. Chosen here, not by SQLite's planner, which has
+        no statistics and would read a whole state's tasks to find one conversation's."""
+        if None in (flt.agent_id, flt.subject):
+            return ""
+        if flt.context_id is not None:
+            return " INDEXED BY tasks_by_context"
+        return " INDEXED BY tasks_by_state" if flt.state is not None else " INDEXED BY tasks_by_owner"
 
 
 def encode_cursor(fields: dict[str, Any]) -> str:
