@@ -3,8 +3,9 @@
 A turn is an A2A task here (one task per turn). Every status change takes the next value of the store's
 status sequence, so "turns that changed after the cursor, in the order they changed" is a keyset query on
 that sequence, and a turn that changes again moves to its new place (it appears again after any cursor
-taken before its change). Choices where the pages are silent: the cursor is opaque; a limit outside
-1..500 is HTTP 400; with ``sessionId`` the cursor walks that session's turns oldest first.
+taken before its change). Choices where the pages are silent: the cursor is opaque, and one past the feed's
+end (another store's) is HTTP 400, as is a limit outside 1..500; with ``sessionId`` the cursor walks that
+session's turns oldest first.
 """
 
 from __future__ import annotations
@@ -82,9 +83,12 @@ class Feed:
         if not cursor:
             return 0
         try:
-            return decode_cursor(cursor, "p")[0]
+            position = decode_cursor(cursor, "p")[0]
         except ValueError:
-            raise FeedError("changedAfter is not a cursor this feed gave out") from None
+            position = None
+        if position is None or position > self.store.last_seq():  # past the end: given out by no feed of this store
+            raise FeedError("changedAfter is not a cursor this feed gave out")
+        return position
 
     def rows(
         self, after: int, subjects: set[str] | None, limit: int, session: str | None

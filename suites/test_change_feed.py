@@ -4,64 +4,26 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from urllib.parse import urlencode
 
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition, drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
 # The task state each turn status stands for, as the feed schema decides it (the agent reads the same map).
 FEED_STATUS = schemas.resolve("feed/Turn.json")["properties"]["status"]["x-kit-from-task-state"]
-WALK_LIMIT = 2000  # pages; a bounded walk
-
-
-class Feed:
-    """GET {runtime}/v1/turns as the kit's key, for the whole Tenant or for one subject."""
-
-    def __init__(self, a2a_target: Target, a2a_client: A2AClient):
-        if a2a_target.runtime is None:
-            not_applicable("the change feed is a Runtime's; the target is not a Runtime endpoint")
-        self.url = f"{a2a_target.runtime[0]}/v1/turns"
-        self.client = a2a_client
-
-    def get(self, *, subject: str | None = None, **query) -> Exchange:
-        headers = {"Authorization": f"Bearer {self.client.key}", "Accept": "application/json"}
-        if subject:
-            headers["Nylorun-Subject"] = subject
-        url = self.url + ("?" + urlencode({k: v for k, v in query.items() if v is not None}) if query else "")
-        return self.client.get(url, headers)
-
-    def page(self, **query) -> tuple[Exchange, dict]:
-        exchange = self.get(**query)
-        if exchange.status == 404 and "feature" in exchange.response_body.decode("utf-8", "replace").lower():
-            not_applicable("the Host does not have the feature turns")
-        if exchange.status != 200:
-            exchange.fail(f"GET /v1/turns should answer 200, got {exchange.status}")
-        page = exchange.json
-        problems = schemas.violations(page, "feed/TurnsPage.json")
-        if problems:
-            exchange.fail(f"the feed page breaks its schema: {problems[0]}")
-        return exchange, page
-
-    def walk(self, *, after: str | None = None, subject: str | None = None, limit: int = 500) -> tuple[list, str]:
-        """Every turn after the cursor, page by page; the turns and the final cursor."""
-        turns, cursor = [], after
-        for _ in range(WALK_LIMIT):
-            _, page = self.page(changedAfter=cursor, limit=limit, subject=subject)
-            turns += page["turns"]
-            cursor = page["cursor"]
-            if not page["hasMore"]:
-                return turns, cursor
-        pytest.fail(f"the feed still had more after {WALK_LIMIT} pages")
 
 
 @pytest.fixture
-def feed(a2a_target: Target, a2a_client: A2AClient) -> Feed:
-    return Feed(a2a_target, a2a_client)
+def feed(a2a_target: Target, a2a_client: A2AClient, a2a_feed_position: FeedPosition | None) -> Feed:
+    """The feed as the kit's key reads it; ``feed.tail()`` is a cursor at its end, found without walking the
+    Tenant's history (the run's own start, walked on)."""
+    if a2a_target.runtime is None:
+        not_applicable("the change feed is a Runtime's; the target is not a Runtime endpoint")
+    return Feed(a2a_target.runtime[0], a2a_client, a2a_feed_position)
 
 
 def _for(turns: list, task_id: str) -> list:
@@ -75,23 +37,18 @@ def _when(value: str) -> datetime:
 @pytest.mark.req("FEED-01", "FEED-08")
 @pytest.mark.scenario("complete")
 def test_key_alone_reads_every_subject(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
-    cursor = _tail(feed)
+    cursor = feed.tail()
     mine, theirs = drivers.run(a2a_client, "complete"), drivers.run(a2a_other_client, "complete")
     turns, _ = feed.walk(after=cursor)
     if not _for(turns, mine["id"]) or not _for(turns, theirs["id"]):
         pytest.fail("a key alone reads the whole Tenant: both subjects' turns must be in the feed")
 
 
-def _tail(feed: Feed) -> str:
-    """A cursor at the end of the feed as it stands (walked from the beginning)."""
-    return feed.walk()[1]
-
-
 @pytest.mark.req("FEED-02", "FEED-03")
 @pytest.mark.scenario("ask")
 @pytest.mark.scenario("complete")
 def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_client: A2AClient):
-    cursor = _tail(feed)
+    cursor = feed.tail()
     task = drivers.run(a2a_client, "ask")
     turns, cursor = feed.walk(after=cursor)
     if [t["status"] for t in _for(turns, task["id"])][-1:] != ["paused"]:
@@ -115,16 +72,29 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
 @pytest.mark.req("FEED-04")
 @pytest.mark.scenario("complete")
 def test_without_cursor_the_feed_starts_at_the_beginning(feed: Feed, a2a_client: A2AClient):
+    """Read in one page, not by walking the Tenant: the first turn without a cursor is one that changed no later
+    than this check's own (the beginning lies before it), and a feed that fits in one page holds this check's."""
+    cursor = feed.tail()
     task = drivers.run(a2a_client, "complete")
-    turns, _ = feed.walk()
-    if not _for(turns, task["id"]):
-        pytest.fail("a walk from the beginning reaches every turn, this check's among them")
+    mine = _for(feed.walk(after=cursor)[0], task["id"])
+    if not mine:
+        pytest.fail("the turn this check made must be in the feed after a cursor taken before it")
+    exchange, first = feed.page(limit=1)
+    if not first["turns"]:
+        exchange.fail("without changedAfter the feed starts at its beginning: it holds this check's turn, at least")
+    if _when(first["turns"][0]["changedAt"]) > _when(mine[-1]["changedAt"]):
+        exchange.fail(
+            f"without changedAfter the first turn changed at {first['turns'][0]['changedAt']}, after this check's "
+            f"turn ({mine[-1]['changedAt']}): the feed starts later than its beginning"
+        )
+    if not first["hasMore"] and not _for(first["turns"], task["id"]):
+        exchange.fail("a feed from its beginning that ends after one turn holds this check's turn")
 
 
 @pytest.mark.req("FEED-05")
 @pytest.mark.scenario("complete")
 def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, a2a_client: A2AClient):
-    cursor = _tail(feed)
+    cursor = feed.tail()
     made = [drivers.run(a2a_client, "complete")["id"] for _ in range(3)]
     _, page = feed.page(changedAfter=cursor, limit=2)
     if len(page["turns"]) > 2 or not page["hasMore"]:
@@ -146,7 +116,7 @@ def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, a2a_client: A
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("limit", [1, 500])
 def test_limit_at_each_bound_is_served(feed: Feed, a2a_client: A2AClient, limit: int):
-    cursor = _tail(feed)
+    cursor = feed.tail()
     made = [drivers.run(a2a_client, "complete")["id"] for _ in range(2)]
     _, page = feed.page(changedAfter=cursor, limit=limit)  # in 1..500: served, never refused
     if len(page["turns"]) > limit:
@@ -160,7 +130,7 @@ def test_limit_at_each_bound_is_served(feed: Feed, a2a_client: A2AClient, limit:
 @pytest.mark.req("FEED-06")
 @pytest.mark.scenario("complete")
 def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient):
-    cursor, context = _tail(feed), drivers.new_context()
+    cursor, context = feed.tail(), drivers.new_context()
     made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
     turns, _ = feed.walk(after=cursor)
     session = {t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") in made}
@@ -178,7 +148,7 @@ def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient)
 @pytest.mark.req("FEED-06")
 @pytest.mark.scenario("complete")
 def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
-    cursor, context = _tail(feed), drivers.new_context()
+    cursor, context = feed.tail(), drivers.new_context()
     made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
     drivers.run(a2a_client, "complete")  # another session of the same subject, changed last
     turns, _ = feed.walk(after=cursor)
@@ -197,7 +167,7 @@ def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
 @pytest.mark.req("FEED-07")
 @pytest.mark.scenario("complete")
 def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
-    cursor = _tail(feed)
+    cursor = feed.tail()
     theirs = drivers.run(a2a_other_client, "complete")
     drivers.run(a2a_client, "complete")
     turns, _ = feed.walk(after=cursor, subject=a2a_client.subject)
@@ -224,7 +194,7 @@ TURNS = {
 @pytest.mark.req("FEED-08", "FEED-09")
 @pytest.mark.parametrize("status", [pytest.param(s, marks=pytest.mark.scenario(n)) for s, (n, _) in TURNS.items()])
 def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, status: str, a2a_cancel_at_end):
-    cursor = _tail(feed)
+    cursor = feed.tail()
     task = TURNS[status][1](a2a_client)
     a2a_cancel_at_end(a2a_client, task["id"])
     turns, _ = feed.walk(after=cursor)

@@ -1,16 +1,13 @@
-"""Scale: ListTasks page latency over 1k, 10k and 100k stored tasks, the agent's memory, push deliveries per second.
+"""Scale: every query the agent serves over 1k, 100k and 1M stored tasks, the agent's memory, push deliveries/s.
 
-ListTasks: the database is seeded directly through ``reference_agent.store.Store`` (one subject, ten
-conversations interleaved, every task a completed echo turn with its history and one artifact), then the agent
-is started on it. Each case asks 200 times (after 10 warm-up requests) for pageSize 50:
-
-- the first page, and the deepest page (the last full page of the walk, via a pageToken positioned there),
-- without a filter, and with a contextId filter (a conversation holding a tenth of the tasks).
-
-A keyset cursor (``seq < ?`` on the index) costs the same at any depth and any table size; the goal is 100k
-within 2× of 1k. Each answer also carries ``totalSize`` (from the counts the store keeps per owner and state,
-or a COUNT over one conversation's tasks), timed separately in-process with the page query (and the query
-plans printed), so what grows with the table is named.
+Queries: the database is seeded directly into ``reference_agent.store`` (:mod:`.seeding`: two subjects' ended
+turns spread over old conversations, one in seven failed), then the agent is started on it and a conversation
+of the benchmark's own is made through it (three completed turns, two failed ones), as a check makes one. Each
+case asks 200 times (after 10 warm-up requests, the first checked against what was made): ListTasks under every
+filter and each pair of them, the whole subject's first and deepest page, GetTask of a new and of an old task,
+and the change feed after a cursor, near and from its beginning, for one subject and for one session. The goal
+is every case's p50 at the largest size within 2× of the smallest: each is an index search bounded by what it
+answers (``tests/test_store.py`` counts their SQLite steps).
 
 Push: the kit's receiver (``fixtures.push_receiver.PushReceiver`` with a secret: every delivery is verified —
 Standard Webhooks signature, timestamp, StreamResponse schema) on its own thread, fed by a signing sender in
@@ -20,6 +17,6 @@ step is timed in-process to say what bounds the rate.
 
     .venv/bin/python -m benchmarks.scale [--quick]
 
-The parts: ``listing`` (seeding and ListTasks latency), ``push`` (deliveries per second and what each costs),
-``__main__`` (the command line and the report).
+The parts: ``seeding`` (history written into the store), ``queries`` (the requests at each size), ``push``
+(deliveries per second and what each costs), ``__main__`` (the command line and the report).
 """

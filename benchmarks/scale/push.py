@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchmarks import common
-from benchmarks.scale.listing import AGENT, CONTEXTS, SUBJECT
+from benchmarks.scale.queries import AGENT, SUBJECT
 from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.push import verify as push_verify
 from nylorun_a2a_kit.reference_agent import status
@@ -57,7 +57,7 @@ def _signed_bodies(secret: str, count: int) -> list[tuple[bytes, dict[str, str]]
     webhook = Webhook(secret)
     bodies = []
     for i in range(count):
-        task_id, context_id = f"t-push-{i:07d}", f"ctx-{i % CONTEXTS}"
+        task_id, context_id = f"t-push-{i:07d}", f"ctx-{i % 10}"
         message = {
             "messageId": f"{task_id}-status-{i}",
             "role": "ROLE_AGENT",
