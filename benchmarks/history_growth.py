@@ -1,0 +1,133 @@
+"""History growth: the gate against the reference agent holding 0, 10,000 and 100,000 earlier tasks and turns.
+
+For each size a database is seeded (``benchmarks.scale.seeding``): the kit's subject, its second subject and a
+third caller of the same Tenant take turns, each earlier task an ended turn in one of 500 old conversations of
+its subject, as a staging Runtime holds every earlier release check's. The reference agent is started on it as
+the gate's example agent is (a process of its own, push on a test clock, the kit's credentials), and the gate
+runs against it: ``nylorun-a2a-release --no-html --out <dir> -- <the agent, as options> -n 2 -p no:randomly``.
+The sizes run one after another, each ``--repeat`` times; the fastest of each is the figure.
+
+Reported per size: the seeding time, the gate's wall time, its verdict, the checks by outcome, whether every
+check's outcome is the fresh run's, the change feed's checks' time (JUnit), and the wall time over the fresh
+run's. The goal: at 100,000 earlier tasks within 1.10× of the fresh run.
+
+    .venv/bin/python -m benchmarks.history_growth [--quick] [--sizes 0,10000,100000] [-n 2] [--repeat 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import common
+from benchmarks.scale.seeding import History, seed
+from benchmarks.suite_speed import Case, logged_to, parse_junit
+from nylorun_a2a_kit.fixtures.gate.example_agent import example_agent
+from nylorun_a2a_kit.fixtures.target import embedded
+
+GATE = Path(sys.executable).parent / "nylorun-a2a-release"
+SUBJECTS = ("a2a:conformance", embedded.OTHER_SUBJECT, "a2a:another-caller")
+GOAL_RATIO = 1.10
+RUN_TIMEOUT_S = 1800
+
+
+@dataclass
+class GateRun:
+    size: int
+    seed_s: float
+    wall_s: float
+    returncode: int
+    verdict: str
+    cases: list[Case]
+
+    def outcomes(self) -> dict[str, str]:
+        return {case.nodeid: case.outcome for case in self.cases}
+
+    def counts(self) -> str:
+        counted: dict[str, int] = {}
+        for case in self.cases:
+            counted[case.outcome] = counted.get(case.outcome, 0) + 1
+        return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counted.items()))
+
+    def feed_s(self) -> float:
+        return sum(case.seconds for case in self.cases if case.file.endswith("test_change_feed.py"))
+
+
+def gate_run(size: int, workers: int, workdir: Path, extra: list[str]) -> GateRun:
+    """Seed a database with ``size`` earlier tasks, start the agent on it, run the gate; its figures."""
+    db = workdir / f"history-{size}.sqlite3"
+    seed_s = seed(db, History(size, "support", SUBJECTS)) if size else 0.0
+    out, junit = workdir / f"gate-{size}", workdir / f"gate-{size}.xml"
+    with example_agent(0, db=db) as agent:
+        options, environment = agent.run_options(0, workers)
+        command = [str(GATE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers)]
+        command += ["-p", "no:randomly", f"--junitxml={junit}", *extra]
+        with open(workdir / f"gate-{size}.log", "wb") as log:
+            started = time.perf_counter()
+            run = logged_to(log)
+            run["env"] = {**run["env"], **environment}
+            done = subprocess.run(command, timeout=RUN_TIMEOUT_S, check=False, **run)
+            wall = time.perf_counter() - started
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    summary = out / "summary.json"
+    verdict = json.loads(summary.read_text(encoding="utf-8"))["verdict"] if summary.exists() else "(no summary)"
+    return GateRun(size, seed_s, wall, done.returncode, verdict, parse_junit(junit) if junit.exists() else [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.history_growth", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="0 and 10,000 earlier tasks, the feed's checks only")
+    parser.add_argument("--sizes", help="comma-separated counts of earlier tasks (default 0,10000,100000)")
+    parser.add_argument("-n", "--workers", type=int, default=2, help="the gate's xdist workers (default 2)")
+    parser.add_argument("--repeat", type=int, help="runs per size; the fastest is the figure (default 2; quick 1)")
+    args = common.parse(parser, argv, defaults={"sizes": ("0,10000", "0,10000,100000"), "repeat": (1, 2)})
+    common.print_heading("benchmarks.history_growth", argv)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    feed = "FEED-01,FEED-02,FEED-03,FEED-04,FEED-05,FEED-06,FEED-07,FEED-08,FEED-09"
+    extra = [f"--a2a-req={feed}", "--a2a-enforce-claim=no"] if args.quick else []  # a part: no tier is claimed
+    runs: dict[int, GateRun] = {}
+    with common.workdir("history-growth-") as workdir:
+        for size in sizes:
+            tries = [gate_run(size, args.workers, workdir, extra) for _ in range(args.repeat)]
+            runs[size] = min(tries, key=lambda run: run.wall_s)
+            walls = ", ".join(f"{run.wall_s:.1f}" for run in tries)
+            print(f"{size:,} earlier tasks: {walls} s wall; verdict {runs[size].verdict}; {runs[size].counts()}")
+    return report(runs, sizes)
+
+
+def report(runs: dict[int, GateRun], sizes: list[int]) -> int:
+    fresh = runs[sizes[0]]
+    rows, problems = [], []
+    for size in sizes:
+        run = runs[size]
+        same = run.outcomes() == fresh.outcomes()
+        ratio = run.wall_s / fresh.wall_s
+        figures = [f"{size:,}", f"{run.seed_s:.1f}", f"{run.wall_s:.1f}", f"{ratio:.2f}×", f"{run.feed_s():.1f}"]
+        rows.append([*figures, run.verdict, "yes" if same else "NO", run.counts()])
+        if not same:
+            changed = sorted(
+                k
+                for k in set(run.outcomes()) | set(fresh.outcomes())
+                if run.outcomes().get(k) != fresh.outcomes().get(k)
+            )
+            problems.append(f"{size:,}: outcomes differ from the fresh run's: {changed[:10]}")
+        if run.returncode != 0 or run.verdict != "pass":
+            problems.append(f"{size:,}: the gate exited {run.returncode} with verdict {run.verdict}")
+    headers = ["earlier tasks", "seed s", "gate wall s", "/ fresh", "feed checks s", "verdict", "same outcomes"]
+    print("\n" + common.table([*headers, "checks"], rows))
+    largest = runs[sizes[-1]].wall_s / fresh.wall_s
+    goal = "met" if largest <= GOAL_RATIO else "missed"
+    print(f"goal: {sizes[-1]:,} earlier tasks within {GOAL_RATIO:.2f}× of the fresh run — {largest:.2f}×, {goal}")
+    common.print_problems(problems, "every size's gate passed with the fresh run's outcomes")
+    return 1 if problems or largest > GOAL_RATIO else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
