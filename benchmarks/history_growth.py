@@ -27,7 +27,7 @@ from pathlib import Path
 from benchmarks import common
 from benchmarks.scale.seeding import History, seed
 from benchmarks.suite_speed import Case, logged_to, parse_junit
-from nylorun_a2a_kit.fixtures.gate.example_agent import example_agent
+from nylorun_a2a_kit.fixtures.gate.example_agent import ExampleAgent, example_agent
 from nylorun_a2a_kit.fixtures.target import embedded
 
 GATE = Path(sys.executable).parent / "nylorun-a2a-release"
@@ -38,12 +38,13 @@ RUN_TIMEOUT_S = 1800
 
 @dataclass
 class GateRun:
-    size: int
-    seed_s: float
+    label: str
     wall_s: float
     returncode: int
     verdict: str
     cases: list[Case]
+    size: int = 0
+    seed_s: float = 0.0
 
     def outcomes(self) -> dict[str, str]:
         return {case.nodeid: case.outcome for case in self.cases}
@@ -58,26 +59,33 @@ class GateRun:
         return sum(case.seconds for case in self.cases if case.file.endswith("test_change_feed.py"))
 
 
-def gate_run(size: int, workers: int, workdir: Path, extra: list[str]) -> GateRun:
+def gate_run(size: int, workers: int, workdir: Path, extra: list[str], attempt: int = 1) -> GateRun:
     """Seed a database with ``size`` earlier tasks, start the agent on it, run the gate; its figures."""
-    db = workdir / f"history-{size}.sqlite3"
+    db = workdir / f"history-{size}-{attempt}.sqlite3"
     seed_s = seed(db, History(size, "support", SUBJECTS)) if size else 0.0
-    out, junit = workdir / f"gate-{size}", workdir / f"gate-{size}.xml"
     with example_agent(0, db=db) as agent:
-        options, environment = agent.run_options(0, workers)
-        command = [str(GATE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers)]
-        command += ["-p", "no:randomly", f"--junitxml={junit}", *extra]
-        with open(workdir / f"gate-{size}.log", "wb") as log:
-            started = time.perf_counter()
-            run = logged_to(log)
-            run["env"] = {**run["env"], **environment}
-            done = subprocess.run(command, timeout=RUN_TIMEOUT_S, check=False, **run)
-            wall = time.perf_counter() - started
+        run = run_gate(agent, f"gate-{size}-{attempt}", workers, workdir, extra)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
+    run.size, run.seed_s = size, seed_s
+    return run
+
+
+def run_gate(agent: ExampleAgent, label: str, workers: int, workdir: Path, extra: list[str]) -> GateRun:
+    """The gate against ``agent``, its receivers on the agent's first ports; its wall time, verdict and checks."""
+    out, junit = workdir / label, workdir / f"{label}.xml"
+    options, environment = agent.run_options(0, workers)
+    command = [str(GATE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers)]
+    command += ["-p", "no:randomly", f"--junitxml={junit}", *extra]
+    with open(workdir / f"{label}.log", "wb") as log:
+        started = time.perf_counter()
+        run = logged_to(log)
+        run["env"] = {**run["env"], **environment}
+        done = subprocess.run(command, timeout=RUN_TIMEOUT_S, check=False, **run)
+        wall = time.perf_counter() - started
     summary = out / "summary.json"
     verdict = json.loads(summary.read_text(encoding="utf-8"))["verdict"] if summary.exists() else "(no summary)"
-    return GateRun(size, seed_s, wall, done.returncode, verdict, parse_junit(junit) if junit.exists() else [])
+    return GateRun(label, wall, done.returncode, verdict, parse_junit(junit) if junit.exists() else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,10 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[int, GateRun] = {}
     with common.workdir("history-growth-") as workdir:
         for size in sizes:
-            tries = [gate_run(size, args.workers, workdir, extra) for _ in range(args.repeat)]
+            tries = [gate_run(size, args.workers, workdir, extra, n + 1) for n in range(args.repeat)]
             runs[size] = min(tries, key=lambda run: run.wall_s)
-            walls = ", ".join(f"{run.wall_s:.1f}" for run in tries)
-            print(f"{size:,} earlier tasks: {walls} s wall; verdict {runs[size].verdict}; {runs[size].counts()}")
+            for run in tries:
+                failed = [case.nodeid for case in run.cases if case.outcome in ("failed", "error")]
+                shown = f"; failed: {', '.join(failed)}" if failed else ""
+                print(f"{size:,} earlier tasks: {run.wall_s:.1f} s wall; verdict {run.verdict}; {run.counts()}{shown}")
+            flaky = [run for run in tries if run.outcomes() != tries[0].outcomes()]
+            if flaky:
+                runs[size].verdict = f"{runs[size].verdict}; outcomes differ between repeats"
     return report(runs, sizes)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import sqlite3
@@ -20,7 +21,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -106,13 +106,14 @@ CREATE TABLE IF NOT EXISTS sessions (
   context_id TEXT NOT NULL
 );
 """
-# A feed page's turns need none of a task's history or artifacts: the columns it reads, the others empty.
+# A feed page's turns need none of a task's messages or artifacts: the columns it reads, the others NULL.
 TURN_COLUMNS = (
     "id, agent_id, subject, context_id, turn, state, NULL AS status_message, status_ts, seq, "
-    "'[]' AS history, '[]' AS artifacts, metadata, scenario"
+    "NULL AS history, NULL AS artifacts, metadata, scenario"
 )
 
 
+@functools.lru_cache(maxsize=4096)  # a feed page names each of its turns' sessions: the same few, mostly
 def session_id(agent_id: str, subject: str, context_id: str) -> str:
     """The session of a subject's conversation with an Agent: one per subject, Agent and contextId."""
     digest = hashlib.sha256(f"{agent_id}\n{subject}\n{context_id}".encode()).hexdigest()
@@ -134,7 +135,7 @@ def _as_decoded(value: Any) -> Any:
     return value
 
 
-@cache
+@functools.cache
 def _readers(cls: type) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
     """Each field's name and how its decoded JSON becomes the field (None: the column is not JSON)."""
     marks = ((f.name, f.metadata.get("json")) for f in fields(cls))
