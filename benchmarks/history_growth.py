@@ -135,11 +135,22 @@ def report(runs: dict[int, GateRun], sizes: list[int]) -> int:
             problems.append(f"{size:,}: the gate exited {run.returncode} with verdict {run.verdict}")
     headers = ["earlier tasks", "seed s", "gate wall s", "/ fresh", "feed checks s", "verdict", "same outcomes"]
     print("\n" + common.table([*headers, "checks"], rows))
+    grown = _grown(fresh, runs[sizes[-1]])
+    print(f"\nchecks that took longest beside the fresh run's, at {sizes[-1]:,} (JUnit seconds, theirs − fresh):")
+    for nodeid, then, now in grown:
+        print(f"  {now - then:+6.2f} s  {nodeid} ({then:.2f} → {now:.2f})")
     largest = runs[sizes[-1]].wall_s / fresh.wall_s
     goal = "met" if largest <= GOAL_RATIO else "missed"
     print(f"goal: {sizes[-1]:,} earlier tasks within {GOAL_RATIO:.2f}× of the fresh run — {largest:.2f}×, {goal}")
     common.print_problems(problems, "every size's gate passed with the fresh run's outcomes")
     return 1 if problems or largest > GOAL_RATIO else 0
+
+
+def _grown(fresh: GateRun, run: GateRun, count: int = 8) -> list[tuple[str, float, float]]:
+    """The checks whose time grew most from ``fresh`` to ``run``: (check, seconds then, seconds now)."""
+    then = {case.nodeid: case.seconds for case in fresh.cases}
+    pairs = [(case.nodeid, then.get(case.nodeid, 0.0), case.seconds) for case in run.cases]
+    return sorted(pairs, key=lambda pair: pair[2] - pair[1], reverse=True)[:count]
 
 
 if __name__ == "__main__":
