@@ -39,7 +39,7 @@ def _when(value: str) -> datetime:
 def test_key_alone_reads_every_subject(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
     cursor = feed.tail()
     mine, theirs = drivers.run(a2a_client, "complete"), drivers.run(a2a_other_client, "complete")
-    turns, _ = feed.walk(after=cursor)
+    turns, _ = feed.walk(after=cursor, until=[mine["id"], theirs["id"]])
     if not _for(turns, mine["id"]) or not _for(turns, theirs["id"]):
         pytest.fail("a key alone reads the whole Tenant: both subjects' turns must be in the feed")
 
@@ -50,7 +50,7 @@ def test_key_alone_reads_every_subject(feed: Feed, a2a_client: A2AClient, a2a_ot
 def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_client: A2AClient):
     cursor = feed.tail()
     task = drivers.run(a2a_client, "ask")
-    turns, cursor = feed.walk(after=cursor)
+    turns, cursor = feed.walk(after=cursor, until=[task["id"]])
     if [t["status"] for t in _for(turns, task["id"])][-1:] != ["paused"]:
         pytest.fail("a turn paused on a question shows in the feed as paused")
     _, empty = feed.page(changedAfter=cursor)
@@ -59,8 +59,8 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
     if not empty.get("cursor"):
         pytest.fail("a page with no turns still carries a cursor")
     drivers.settle(a2a_client, a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
-    drivers.run(a2a_client, "complete")  # a second turn changing after it, so the order has something to show
-    again, _ = feed.walk(after=empty["cursor"])
+    later = drivers.run(a2a_client, "complete")  # a second turn changing after it, so the order has something to show
+    again, _ = feed.walk(after=empty["cursor"], until=[task["id"], later["id"]])
     mine = _for(again, task["id"])
     if not mine or mine[-1]["status"] != "completed":
         pytest.fail("a turn that changes again after the cursor appears again, with its new state")
@@ -76,7 +76,7 @@ def test_without_cursor_the_feed_starts_at_the_beginning(feed: Feed, a2a_client:
     than this check's own (the beginning lies before it), and a feed that fits in one page holds this check's."""
     cursor = feed.tail()
     task = drivers.run(a2a_client, "complete")
-    mine = _for(feed.walk(after=cursor)[0], task["id"])
+    mine = _for(feed.walk(after=cursor, until=[task["id"]])[0], task["id"])
     if not mine:
         pytest.fail("the turn this check made must be in the feed after a cursor taken before it")
     exchange, first = feed.page(limit=1)
@@ -99,7 +99,7 @@ def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, a2a_client: A
     _, page = feed.page(changedAfter=cursor, limit=2)
     if len(page["turns"]) > 2 or not page["hasMore"]:
         pytest.fail("limit 2 gives at most two turns, and hasMore while more follow")
-    rest, _ = feed.walk(after=page["cursor"], limit=2)
+    rest, _ = feed.walk(after=page["cursor"], limit=2, until=made)
     seen = [(t.get("a2a") or {}).get("taskId") for t in page["turns"] + rest]
     if not set(made) <= set(seen):
         pytest.fail("walking the pages with hasMore reaches every turn")
@@ -121,7 +121,7 @@ def test_limit_at_each_bound_is_served(feed: Feed, a2a_client: A2AClient, limit:
     _, page = feed.page(changedAfter=cursor, limit=limit)  # in 1..500: served, never refused
     if len(page["turns"]) > limit:
         pytest.fail(f"limit {limit} gives at most {limit} turns, got {len(page['turns'])}")
-    rest, _ = feed.walk(after=page["cursor"], limit=limit) if page["hasMore"] else ([], page["cursor"])
+    rest, _ = feed.walk(after=page["cursor"], limit=limit, until=made) if page["hasMore"] else ([], page["cursor"])
     seen = [(t.get("a2a") or {}).get("taskId") for t in page["turns"] + rest]
     if not set(made) <= set(seen):
         pytest.fail(f"pages of limit {limit}, followed while hasMore, must reach every turn made after the cursor")
@@ -132,7 +132,7 @@ def test_limit_at_each_bound_is_served(feed: Feed, a2a_client: A2AClient, limit:
 def test_session_lists_its_turns_oldest_first(feed: Feed, a2a_client: A2AClient):
     cursor, context = feed.tail(), drivers.new_context()
     made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
-    turns, _ = feed.walk(after=cursor)
+    turns, _ = feed.walk(after=cursor, until=made)
     session = {t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") in made}
     if len(session) != 1:
         pytest.fail(f"one conversation is one session, got {session}")
@@ -151,7 +151,7 @@ def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
     cursor, context = feed.tail(), drivers.new_context()
     made = [drivers.run(a2a_client, "complete", context_id=context)["id"] for _ in range(3)]
     drivers.run(a2a_client, "complete")  # another session of the same subject, changed last
-    turns, _ = feed.walk(after=cursor)
+    turns, _ = feed.walk(after=cursor, until=made[:1])
     session = next(t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") == made[0])
     listed, after = [], None
     for _ in range(len(made) + 2):  # one page a turn, and the last page; more is a walk that does not end
@@ -169,8 +169,8 @@ def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
 def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
     cursor = feed.tail()
     theirs = drivers.run(a2a_other_client, "complete")
-    drivers.run(a2a_client, "complete")
-    turns, _ = feed.walk(after=cursor, subject=a2a_client.subject)
+    mine = drivers.run(a2a_client, "complete")  # changed after theirs: read to it, theirs would have come first
+    turns, _ = feed.walk(after=cursor, subject=a2a_client.subject, until=[mine["id"]])
     if _for(turns, theirs["id"]):
         pytest.fail("with Nylorun-Subject the feed lists only that subject's turns")
 
@@ -197,7 +197,7 @@ def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, status: st
     cursor = feed.tail()
     task = TURNS[status][1](a2a_client)
     a2a_cancel_at_end(a2a_client, task["id"])
-    turns, _ = feed.walk(after=cursor)
+    turns, _ = feed.walk(after=cursor, until=[task["id"]])
     mine = _for(turns, task["id"])
     if not mine:
         pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")

@@ -128,16 +128,7 @@ def _ids(exchange: Exchange) -> list[str]:
 
 
 def _walk(a2a_client: A2AClient, page_size: int, **params) -> tuple[list[dict], list[Exchange]]:
-    listed, pages, token = [], [], None
-    for _ in range(200):
-        exchange = a2a_client.list_tasks(**params, pageSize=page_size, pageToken=token)
-        pages.append(exchange)
-        listed += exchange.result["tasks"]
-        token = exchange.result["nextPageToken"]
-        if not token:
-            return listed, pages
-    pages[-1].fail("the walk did not end within 200 pages")
-    return listed, pages
+    return drivers.list_walk(a2a_client, page_size, **params)
 
 
 # -- LIST-02: each status value
@@ -212,17 +203,26 @@ def test_every_adjacent_pair_is_latest_change_first(a2a_client: A2AClient, page_
     # The four, and any task of the subject changed since: this check's own window, a few turns long.
     since = _stamp(_when(changed[0]) - timedelta(milliseconds=1))
     listed, pages = _walk(a2a_client, page_size, statusTimestampAfter=since)
-    for above, below in itertools.pairwise(listed):
+    # Each page is one read, in order; across pages the four are (others' tasks may change between two reads).
+    mine = {t["id"] for t in changed}
+    for above, below in _adjacent(pages, mine):
         if _when(above) < _when(below):
             pages[-1].fail(
                 f"task {below['id']} (changed {below['status']['timestamp']}) is listed after {above['id']} "
                 f"(changed {above['status']['timestamp']}): the list is latest status change first"
             )
-    mine = {t["id"] for t in changed}
     order = [t["id"] for t in listed if t["id"] in mine]
     newest_first = [t["id"] for t in reversed(changed)]
     if order != newest_first:
         pages[-1].fail(f"the four tasks must be listed latest status change first: {newest_first}, got {order}")
+
+
+def _adjacent(pages: list[Exchange], mine: set[str]) -> Iterator[tuple[dict, dict]]:
+    """The pairs of tasks listed one after the other on a page, and the pairs of this check's own tasks."""
+    for page in pages:
+        yield from itertools.pairwise(page.result["tasks"])
+    listed = [t for page in pages for t in page.result["tasks"]]
+    yield from itertools.pairwise(t for t in listed if t["id"] in mine)
 
 
 # -- LIST-10: includeArtifacts true, false, absent

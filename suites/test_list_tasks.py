@@ -138,15 +138,18 @@ def test_latest_status_change_first(a2a_client: A2AClient):
     # (LIST-03) or not, so this check of the order does not depend on that one.
     since = _when(done) - timedelta(milliseconds=1) if _when(done) else None
     after = since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" if since else None
-    exchange = a2a_client.list_tasks(statusTimestampAfter=after, pageSize=100)
-    listed = [t for t in exchange.result["tasks"] if t["id"] in (answered["id"], done["id"])]
+    # The subject's listing since then: other callers' tasks too, so read until both of this check's are listed.
+    tasks, pages = drivers.list_walk(a2a_client, 100, until=[answered["id"], done["id"]], statusTimestampAfter=after)
+    exchange = pages[-1]
+    listed = [t for t in tasks if t["id"] in (answered["id"], done["id"])]
     if len(listed) != 2:
         exchange.fail("both tasks changed after the filter's time and must be listed")
     if _misordered(listed, [done, answered]):
         exchange.fail("tasks must be listed latest status change first: the answered task changed last")
-    stamps = [_when(t) for t in exchange.result["tasks"] if _when(t)]
-    if stamps != sorted(stamps, reverse=True):
-        exchange.fail("status timestamps must not increase down the list")
+    for page in pages:
+        stamps = [_when(t) for t in page.result["tasks"] if _when(t)]
+        if stamps != sorted(stamps, reverse=True):
+            page.fail("status timestamps must not increase down the list")
 
 
 @pytest.mark.req("LIST-05")
