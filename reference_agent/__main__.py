@@ -11,6 +11,7 @@ import signal
 import sys
 
 from nylorun_a2a_kit.cli import USAGE_ERROR, Parser
+from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.app import start_site
 from nylorun_a2a_kit.reference_agent.config import AgentConfig, parse_key
 from nylorun_a2a_kit.reference_agent.faults import FAULTS, check_faults
@@ -56,18 +57,26 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch on a named fault; repeatable")
     p.add_argument("--list-faults", action="store_true", help="print the faults and exit")
+    p.add_argument(
+        "--mutant", action="append", default=[], metavar="NAME", help="switch on a derived mutant; repeatable"
+    )
+    p.add_argument(
+        "--list-mutants", action="store_true", help="print the mutants (axis, name, what each breaks) and exit"
+    )
     return p
 
 
 def config_from(args: argparse.Namespace) -> AgentConfig:
     keys = dict(parse_key(spec) for spec in (args.key or [DEFAULT_KEY]))
     check_faults(args.fault)
+    mutants.check_mutants(args.mutant)
     return AgentConfig(
         db_path=args.db,
         agents=tuple(args.agent or ("support", "billing")),
         keys=keys,
         a2a_wait_ms=args.wait_ms,
         faults=frozenset(args.fault),
+        mutants=frozenset(args.mutant),
         advertise_scenarios=not args.hide_scenarios,
         push_secret=args.push_secret,
         push_allowed=frozenset(args.push_allow),
@@ -86,6 +95,8 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
         )
     if config.faults:
         print(f"  faults on: {', '.join(sorted(config.faults))}", flush=True)
+    if config.mutants:
+        print(f"  mutants on: {', '.join(sorted(config.mutants))}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -95,11 +106,23 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
     await runner.cleanup()
 
 
+def _mutants_listing() -> str:
+    lines = []
+    for name, one in mutants.catalog().items():
+        judged = f"equivalent: {one.equivalent}" if one.equivalent else f"breaks {', '.join(one.breaks)}"
+        lines.append(f"{name}: {one.description} ({judged})\n")
+    return "".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.list_faults:
-        listed = "".join(
-            f"{name}: {fault.description} (breaks {', '.join(fault.breaks)})\n" for name, fault in FAULTS.items()
+    if args.list_faults or args.list_mutants:
+        listed = (
+            _mutants_listing()
+            if args.list_mutants
+            else "".join(
+                f"{name}: {fault.description} (breaks {', '.join(fault.breaks)})\n" for name, fault in FAULTS.items()
+            )
         )
         try:
             sys.stdout.write(listed)

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from nylorun_a2a_kit.reference_agent import extensions, faults
+from nylorun_a2a_kit.reference_agent import extensions, faults, mutants
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.card import agent_card
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
@@ -157,7 +157,7 @@ async def not_found(request: web.Request) -> web.StreamResponse:
 
 def build_app(config: AgentConfig) -> web.Application:
     """The agent's application; the faults ``config`` names take the place of the seams they replace."""
-    seams = faults.seams(config.faults)
+    seams = faults.seams(config.faults).joined(mutants.seams(config.mutants))
     app = web.Application(client_max_size=MAX_BODY, middlewares=seams.middlewares(config))
     app[CONFIG] = config
     app[GATE] = seams.make(Gate, config)

@@ -43,5 +43,12 @@ class Seams:
     def middlewares(self, config: Any) -> list[Callable[..., Any]]:
         return [make(config) for make in self._middlewares]
 
+    def joined(self, other: Seams) -> Seams:
+        """These seams and ``other``'s together: both's variants of each strategy, both's middlewares."""
+        variants = {strategy: list(kinds) for strategy, kinds in self._variants.items()}
+        for strategy, kinds in other._variants.items():
+            variants.setdefault(strategy, []).extend(kinds)
+        return Seams(variants, (*self._middlewares, *other._middlewares))
+
 
 CORRECT = Seams()

@@ -8,6 +8,7 @@ from nylorun_a2a_kit.fixtures.plugin import admit
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "req(*ids): the requirement ids (suites/requirements.toml) a check proves")
     config.addinivalue_line("markers", "scenario(*names): the scenario-contract scenarios a check drives")
+    config.addinivalue_line("markers", "member(axis, name): the member of its requirement's axis a check covers")
     config.addinivalue_line("markers", "allure_description(text): a check's Allure description")
 
 

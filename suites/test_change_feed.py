@@ -8,8 +8,8 @@ from datetime import datetime
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures.client import A2AClient
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
+from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition, drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -23,7 +23,7 @@ def feed(a2a_target: Target, a2a_client: A2AClient, a2a_feed_position: FeedPosit
     Tenant's history (the run's own start, walked on)."""
     if a2a_target.runtime is None:
         not_applicable("the change feed is a Runtime's; the target is not a Runtime endpoint")
-    return Feed(a2a_target.runtime[0], a2a_client, a2a_feed_position)
+    return Feed(a2a_target.runtime[0], a2a_client, a2a_feed_position, agent_id=a2a_target.runtime[1])
 
 
 def _for(turns: list, task_id: str) -> list:
@@ -206,3 +206,24 @@ def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, status: st
         pytest.fail(f"the turn says {latest['status']}, the task {state}: {json.dumps(latest)}")
     if (latest["endedAt"] is not None) != (state in drivers.TERMINAL):
         pytest.fail(f"endedAt is null until the turn ends, then a time: {latest['endedAt']!r} for {state}")
+    if latest["agentId"] != feed.agent_id:
+        pytest.fail(f"a turn names its Agent: agentId {latest['agentId']!r}, the task is {feed.agent_id!r}'s")
+
+
+ENDED = [s for s in TURNS if s in ("completed", "failed", "cancelled")]
+
+
+@pytest.mark.req("FEED-10")
+@pytest.mark.parametrize("status", [pytest.param(s, marks=pytest.mark.scenario(TURNS[s][0])) for s in ENDED])
+def test_an_ended_turns_totals_are_its_telemetry_totals(feed: Feed, a2a_v2_client: A2AClient, status: str):
+    cursor = feed.tail()
+    task = TURNS[status][1](a2a_v2_client)
+    mine = _for(feed.walk(after=cursor, until=[task["id"]])[0], task["id"])
+    if not mine:
+        pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
+    got = a2a_v2_client.get_task(task["id"])
+    reported = (extensions.read(got.task, extensions.TELEMETRY) or {}).get("totals")
+    if reported is None:
+        not_checked("the task reports no telemetry/v1 totals to compare with (TEL-04 judges that)")
+    if mine[-1]["totals"] != reported:
+        got.fail(f"the ended turn's totals {json.dumps(mine[-1]['totals'])} are not its telemetry totals")

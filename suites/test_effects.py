@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
+from nylorun_a2a_kit.fixtures.requirements import axes
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 pytestmark = pytest.mark.scenario("uncertain")
@@ -40,3 +41,29 @@ def test_uncertain_names_the_effect(a2a_v2_client: A2AClient, a2a_cancel_at_end)
     uncertain = (extensions.read(seen, extensions.EFFECTS) or {}).get("uncertain")
     if not isinstance(uncertain, str) or not uncertain:
         a2a_v2_client.get_task(task["id"]).fail("effects/v1 uncertain is the id of the effect: a non-empty string")
+
+
+# -- the lost outcome on every channel the working task travels (it is answered at once, before it settles)
+
+
+@pytest.mark.req("EFF-01")
+@pytest.mark.parametrize("channel", axes.members("EFF-01", "channels"))
+def test_a_lost_outcome_shows_working_and_uncertain_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("uncertain")
+    shown = views.on(channel)
+    if not shown:
+        views.fail(channel, f"{axes.CHANNELS[channel]} must show the working task with its uncertain effect")
+    for where, task in shown:
+        uncertain = extensions.read(task or {}, extensions.EFFECTS) or {}
+        if ((task or {}).get("status") or {}).get("state") != "TASK_STATE_WORKING" or "uncertain" not in uncertain:
+            views.fail(channel, f"{where}: a lost outcome keeps the task WORKING with effects/v1 uncertain")
+
+
+@pytest.mark.req("EFF-02")
+@pytest.mark.parametrize("channel", axes.members("EFF-02", "channels"))
+def test_uncertain_names_the_effect_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("uncertain")
+    for where, uncertain in views.data(channel, extensions.EFFECTS):
+        named = (uncertain or {}).get("uncertain")
+        if not isinstance(named, str) or not named:
+            views.fail(channel, f"{where}: effects/v1 uncertain is the id of the effect, a non-empty string")

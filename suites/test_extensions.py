@@ -9,7 +9,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
 from nylorun_a2a_kit.fixtures.push import PushReceiver
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -258,3 +258,86 @@ def test_extension_data_has_the_profile_shape(request, uri: str, a2a_recorder: l
         exchange.fail(f"{uri} data breaks its schema (schemas/extensions/):\n{listed}")
     if not seen:
         a2a_client.get_task(task["id"]).fail(f"the scenarios should answer {uri} data")
+
+
+# -- the profile's data on every channel an object travels
+
+# Each kind of task whose views carry the profile's data, with the scenario it is made of.
+DATA_KINDS = {
+    "plan": "plan",
+    "files": "complete",
+    "approval": "approve",
+    "question": "ask",
+    "connection": "connect",
+    "uncertain": "uncertain",
+}
+STATUS_DATA = (extensions.INTERACTIONS, extensions.EFFECTS, extensions.PROGRESS, extensions.TELEMETRY)
+
+
+def _kind_cases(requirement: str) -> list:
+    """Each kind × each channel of the requirement."""
+    return [
+        pytest.param(
+            kind,
+            channel.values[0],
+            id=f"{kind}-{channel.values[0]}",
+            marks=[*channel.marks, pytest.mark.scenario(scenario)],
+        )
+        for kind, scenario in DATA_KINDS.items()
+        for channel in axes.members(requirement, "channels")
+    ]
+
+
+def _applies(a2a_target: Target, kind: str) -> None:
+    if kind == "connection" and not a2a_target.claims("profile-v2"):
+        not_applicable("a connection interaction is Profile v2's")
+
+
+@pytest.mark.req("EXT-04")
+@pytest.mark.parametrize(("kind", "channel"), _kind_cases("EXT-04"))
+def test_a_message_lists_the_uris_of_its_data_on_every_channel(a2a_target: Target, a2a_channel_views, kind, channel):
+    _applies(a2a_target, kind)
+    views = a2a_channel_views(kind)
+    for where, shown in views.on(channel):
+        message = ((shown or {}).get("status") or {}).get("message") or {}
+        carried = {k for k in (message.get("metadata") or {}) if k.startswith(extensions.PROFILE_PREFIX)}
+        missing = carried - set(message.get("extensions") or [])
+        if missing:
+            views.fail(channel, f"{where}: its status message carries {sorted(missing)} but does not list them")
+
+
+@pytest.mark.req("EXT-09")
+@pytest.mark.parametrize(("kind", "channel"), _kind_cases("EXT-09"))
+def test_the_profile_data_is_the_same_on_every_channel(a2a_target: Target, a2a_channel_views, kind, channel):
+    """What GetTask shows of the settled task, the other channels show the same: its status-level data (the
+    settled state's newest delivery on the push channel) and each artifact's files/v1 data, by artifactId."""
+    _applies(a2a_target, kind)
+    views = a2a_channel_views(kind)
+    shown = views.on(channel)
+    if not shown:
+        views.fail(channel, f"{axes.CHANNELS[channel]} must show the task in the state it settled in")
+    where, there = shown[-1]
+    for uri in STATUS_DATA:
+        if extensions.read(views.task, uri) != extensions.read(there or {}, uri):
+            views.fail(
+                channel,
+                f"{where} shows {uri} as {json.dumps(extensions.read(there or {}, uri))}; GetTask shows "
+                f"{json.dumps(extensions.read(views.task, uri))}: the same object's data is the same on every channel",
+            )
+    on_task, on_channel = views.artifacts("get"), views.artifacts(channel)
+    for artifact_id, artifact in on_task.items():
+        files = _as_meant((artifact.get("metadata") or {}).get(extensions.FILES))
+        other = _as_meant(((on_channel.get(artifact_id) or {}).get("metadata") or {}).get(extensions.FILES))
+        if files is not None and other != files:
+            views.fail(
+                channel,
+                f"artifact {artifact_id}: files/v1 {json.dumps(other)} on {axes.CHANNELS[channel]}, "
+                f"{json.dumps(files)} on GetTask",
+            )
+
+
+def _as_meant(files: dict | None) -> dict | None:
+    """files/v1 data as it means: a sha256 is 64 hex digits in either case (schemas/extensions/files-v1.json)."""
+    if not isinstance(files, dict) or not isinstance(files.get("sha256"), str):
+        return files
+    return {**files, "sha256": files["sha256"].lower()}

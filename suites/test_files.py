@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
-from nylorun_a2a_kit.fixtures.requirements import not_checked
+from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import FileServer, drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -137,3 +137,47 @@ def test_version_changes_when_the_file_changes(a2a_v2_client: A2AClient):
         a2a_v2_client.get_task(second["id"]).fail(
             f"a changed file's version must change (grow): {before!r} → {after!r}"
         )
+
+
+# -- files/v1 on every channel the ended task travels, for every file artifact, the last one too
+
+
+def _file_artifacts_on(views, channel: str) -> dict[str, dict]:
+    on_task = [a.get("artifactId") for a in _file_artifacts(views.task)]
+    if len(on_task) < 2:
+        views.fail("get", "the complete scenario answers two file artifacts (a raw part, a url part)")
+    shown = views.artifacts(channel)
+    missing = [artifact_id for artifact_id in on_task if artifact_id not in shown]
+    if missing:
+        views.fail(channel, f"{axes.CHANNELS[channel]} must carry each of the task's artifacts: missing {missing}")
+    return {artifact_id: shown[artifact_id] for artifact_id in on_task}
+
+
+@pytest.mark.req("FILE-01")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("channel", axes.members("FILE-01", "channels"))
+def test_every_file_artifact_carries_files_data_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("files")
+    for artifact_id, artifact in _file_artifacts_on(views, channel).items():
+        data = (artifact.get("metadata") or {}).get(extensions.FILES) or {}
+        missing = [key for key in ("kind", "version", "size", "sha256", "path") if key not in data]
+        if missing:
+            views.fail(channel, f"artifact {artifact_id} on {axes.CHANNELS[channel]}: files/v1 lacks {missing}")
+
+
+@pytest.mark.req("FILE-02")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("channel", axes.members("FILE-02", "channels"))
+def test_size_and_sha256_match_the_bytes_on_every_channel(a2a_channel_views, a2a_client: A2AClient, channel: str):
+    views = a2a_channel_views("files")
+    for artifact_id, artifact in _file_artifacts_on(views, channel).items():
+        data = (artifact.get("metadata") or {}).get(extensions.FILES) or {}
+        part = next(p for p in artifact.get("parts") or [] if "raw" in p or "url" in p)
+        content, _ = _bytes_of(a2a_client, part)
+        digest = hashlib.sha256(content).hexdigest()
+        if data.get("size") != len(content) or str(data.get("sha256", "")).lower() != digest:
+            views.fail(
+                channel,
+                f"artifact {artifact_id} on {axes.CHANNELS[channel]}: files/v1 says size {data.get('size')}, sha256 "
+                f"{data.get('sha256')}; its bytes are {len(content)} long with sha256 {digest}",
+            )

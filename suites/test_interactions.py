@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -188,3 +188,60 @@ def test_answer_to_another_interaction_resolves_nothing(
     a2a_cancel_at_end(a2a_v2_client, task["id"])
     drivers.answer(a2a_v2_client, task, interaction_id=new_id("not-the-open-one"), **ANSWERS[scenario])
     _still_waiting(a2a_v2_client, task, f"an answer naming another interactionId than the open {PAUSE[scenario][0]}")
+
+
+# -- the open interaction on every channel the paused task travels
+
+KINDS = {"approval": "approve", "question": "ask", "connection": "connect"}  # views kind → its scenario
+PAUSED_IN = {"approval": "TASK_STATE_AUTH_REQUIRED", "question": "TASK_STATE_INPUT_REQUIRED"}
+PAUSED_IN["connection"] = "TASK_STATE_AUTH_REQUIRED"
+
+
+def _paused_on_every_channel(a2a_channel_views, kind: str, channel: str) -> None:
+    views = a2a_channel_views(kind)
+    shown = views.on(channel)
+    if not shown:
+        views.fail(channel, f"{axes.CHANNELS[channel]} must show the task paused on its {kind}")
+    for where, task in shown:
+        state = ((task or {}).get("status") or {}).get("state")
+        open_one = extensions.read(task or {}, extensions.INTERACTIONS) or {}
+        if state != PAUSED_IN[kind] or open_one.get("kind") != kind:
+            views.fail(channel, f"{where}: a turn that needs a {kind} is {PAUSED_IN[kind]} with an open {kind}")
+
+
+@pytest.mark.req("INTER-01")
+@pytest.mark.scenario("approve")
+@pytest.mark.parametrize("channel", axes.members("INTER-01", "channels"))
+def test_an_approval_pauses_as_auth_required_on_every_channel(a2a_channel_views, channel: str):
+    _paused_on_every_channel(a2a_channel_views, "approval", channel)
+
+
+@pytest.mark.req("INTER-02")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("channel", axes.members("INTER-02", "channels"))
+def test_a_question_pauses_as_input_required_on_every_channel(a2a_channel_views, channel: str):
+    _paused_on_every_channel(a2a_channel_views, "question", channel)
+
+
+@pytest.mark.req("INTER-03")
+@pytest.mark.scenario("connect")
+@pytest.mark.parametrize("channel", axes.members("INTER-03", "channels"))
+def test_a_connection_pauses_as_auth_required_on_every_channel(a2a_channel_views, channel: str):
+    _paused_on_every_channel(a2a_channel_views, "connection", channel)
+
+
+@pytest.mark.req("INTER-04")
+@pytest.mark.parametrize("channel", axes.members("INTER-04", "channels"))
+@pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.scenario(s)) for k, s in KINDS.items()])
+def test_the_open_interaction_has_an_id_and_a_kind_on_every_channel(
+    a2a_target: Target, a2a_channel_views, kind, channel
+):
+    if kind == "connection" and not a2a_target.claims("profile-v2"):
+        not_applicable("a connection interaction is Profile v2's")
+    views = a2a_channel_views(kind)
+    for where, task in views.on(channel):
+        open_one = extensions.read(task or {}, extensions.INTERACTIONS) or {}
+        if not isinstance(open_one.get("interactionId"), str) or not open_one["interactionId"]:
+            views.fail(channel, f"{where}: an open interaction has a non-empty interactionId")
+        if open_one.get("kind") not in KINDS:
+            views.fail(channel, f"{where}: an open interaction's kind is approval, question or connection")

@@ -9,6 +9,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions, new_id
 from nylorun_a2a_kit.fixtures.push import PushReceiver
+from nylorun_a2a_kit.fixtures.requirements import axes
 from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -130,6 +131,48 @@ def test_get_task_carries_the_latest_plan(a2a_v2_client: A2AClient):
     # The terminal update is the newest status update; when it carries a plan, that is the latest one.
     if newest is not None and plan != newest:
         got.fail("GetTask's plan must be the newest one a status update carried")
+
+
+# -- the plan on every channel the task travels
+
+
+@pytest.mark.req("PROG-01")
+@pytest.mark.scenario("plan")
+@pytest.mark.parametrize("channel", axes.members("PROG-01", "channels"))
+def test_the_plan_rides_every_channel_within_20_steps(a2a_channel_views, channel: str):
+    views = a2a_channel_views("plan")  # a plan of 25 steps: at most 20 shown
+    plans = views.plans(channel)
+    if not plans or plans[-1][1] is None:
+        views.fail(channel, f"a turn with a plan carries it under progress/v1 on {axes.CHANNELS[channel]}")
+    for where, plan in plans:
+        steps = (plan or {}).get("steps")
+        if not isinstance(steps, list) or not steps or len(steps) > 20:
+            views.fail(channel, f"{where} shows a plan of {len(steps or [])} steps: 1 to 20 of a 25-step plan")
+
+
+@pytest.mark.req("PROG-02")
+@pytest.mark.scenario("plan")
+@pytest.mark.parametrize("channel", axes.members("PROG-02", "channels"))
+def test_each_step_has_label_state_and_note_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("plan")
+    for where, plan in views.plans(channel):
+        for i, step in enumerate((plan or {}).get("steps") or []):
+            if not step.get("label") or not step.get("state") or not isinstance(step.get("note"), str):
+                views.fail(channel, f"{where}: step {i} must have a label, a state and a note: {step}")
+
+
+@pytest.mark.req("PROG-03")
+@pytest.mark.scenario("plan")
+@pytest.mark.parametrize("channel", axes.members("PROG-03", "channels"))
+def test_the_task_carries_its_latest_plan_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("plan")
+    pushed = [plan for _, plan in views.plans("push")]  # the newest status update that carried one
+    newest = (pushed[-1] or {}).get("steps") if pushed else None
+    if newest is None:
+        views.fail("push", "the task's status updates must carry its plan")
+    for where, plan in views.plans(channel):
+        if (plan or {}).get("steps") != newest:
+            views.fail(channel, f"{where} must carry the latest plan, the one its newest status update carried")
 
 
 def _objects(value) -> Iterator[dict]:

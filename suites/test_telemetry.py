@@ -7,6 +7,7 @@ import secrets
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.requirements import axes
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -115,3 +116,56 @@ def test_no_telemetry_while_working(a2a_v2_client: A2AClient, a2a_cancel_at_end)
     working = drivers.wait_for(a2a_v2_client, task["id"], ["TASK_STATE_WORKING"])
     if _status_telemetry(working) is not None:
         a2a_v2_client.get_task(task["id"]).fail("telemetry comes with the terminal status update, not while working")
+
+
+# -- telemetry on every channel an ended task travels (the complete scenario, started with a traceparent)
+
+
+def _terminal(views, channel: str) -> list[tuple[str, dict | None]]:
+    shown = views.data(channel, extensions.TELEMETRY)
+    if not shown:
+        views.fail(channel, f"{axes.CHANNELS[channel]} must show the ended task")
+    return shown[-1:]  # the settled state's newest: the terminal update, or the ended task
+
+
+@pytest.mark.req("TEL-01")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("channel", axes.members("TEL-01", "channels"))
+def test_totals_ride_the_terminal_update_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("files")
+    for where, telemetry in _terminal(views, channel):
+        totals = (telemetry or {}).get("totals")
+        if not isinstance(totals, dict) or not {"steps", "tokens", "costUsd"} <= set(totals):
+            views.fail(channel, f"{where}: the terminal status update carries telemetry/v1 totals")
+
+
+@pytest.mark.req("TEL-02")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("channel", axes.members("TEL-02", "channels"))
+def test_the_trace_id_rides_the_terminal_update_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("files")
+    for where, telemetry in _terminal(views, channel):
+        if not (telemetry or {}).get("traceId"):
+            views.fail(channel, f"{where}: the terminal status update carries the turn's trace id")
+
+
+@pytest.mark.req("TEL-03")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("channel", axes.members("TEL-03", "channels"))
+def test_the_joined_trace_is_reported_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("files")
+    for where, telemetry in _terminal(views, channel):
+        if (telemetry or {}).get("traceId") != views.trace_id:
+            views.fail(channel, f"{where}: the turn joined trace {views.trace_id}, so its trace id is that one")
+
+
+@pytest.mark.req("TEL-04")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("channel", axes.members("TEL-04", "channels"))
+def test_an_ended_task_carries_the_terminal_updates_telemetry_on_every_channel(a2a_channel_views, channel: str):
+    views = a2a_channel_views("files")
+    pushed = views.data("push", extensions.TELEMETRY) if views.push_unavailable is None else []
+    terminal = pushed[-1][1] if pushed else extensions.read(views.answer.task, extensions.TELEMETRY)
+    for where, telemetry in _terminal(views, channel):
+        if telemetry is None or telemetry != terminal:
+            views.fail(channel, f"{where}: an ended task carries the telemetry its terminal status update carried")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.requirements import axes
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 APPROVED_ACTION = "approved action ran"
@@ -98,3 +99,27 @@ def test_v1_client_is_served_with_v1_extensions_only(a2a_v1_client: A2AClient, a
     ]
     if v2_only:
         exchange.fail(f"a v1 client gets no v2 extension data, got {v2_only[:3]}")
+
+
+# -- a Core caller's tasks, on every channel they travel
+
+
+@pytest.mark.req("TIER-04")
+@pytest.mark.parametrize("channel", axes.members("TIER-04", "channels"))
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(k, marks=pytest.mark.scenario(s))
+        for k, s in (("plan", "plan"), ("files", "complete"), ("question", "ask"))
+    ],
+)
+def test_core_caller_gets_plain_a2a_on_every_channel(a2a_channel_views, kind: str, channel: str):
+    views = a2a_channel_views(kind, "core")  # sent with no extension activated, its push config too
+    if channel == "push":
+        if views.push_unavailable is not None:
+            raise views.push_unavailable
+        named = [m for d in views.deliveries for m in extensions.profile_mentions("StreamResponse", d.json)]
+    else:
+        named = [m for _, shown in views.on(channel) for m in extensions.profile_mentions("GetTask", shown)]
+    if named:
+        views.fail(channel, f"a caller that activated no extension gets plain A2A 1.0 on every channel: {named[:3]}")

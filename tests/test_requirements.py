@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
+from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import SUITES
 
@@ -79,5 +80,13 @@ def test_faults_name_checked_requirements():
 
 def test_every_checked_requirement_has_a_fault():
     broken = {r for fault in FAULTS.values() for r in fault.breaks}
+    broken |= {r for one in mutants.catalog().values() for r in one.breaks}
     uncovered = sorted(set(named_in_suites()) - broken - set(NOT_FAULTABLE))
-    assert not uncovered, f"no reference-agent fault proves these checks can fail: {uncovered}"
+    assert not uncovered, f"no reference-agent fault or mutant proves these checks can fail: {uncovered}"
+
+
+def test_mutants_name_checked_requirements():
+    named = named_in_suites()
+    for name, one in mutants.catalog().items():
+        missing = [r for r in one.breaks if r not in named]
+        assert not missing, f"mutant {name} breaks {missing}, which no check names"
