@@ -76,6 +76,7 @@ class Webhooks:
     """One attempt as it is sent: the event's body signed with Standard Webhooks, the config's credentials."""
 
     follows_redirects = False
+    method = "POST"  # A2A §4.3.3
 
     def __init__(self, secret: str | None):
         self._webhook = Webhook(secret) if secret else None
@@ -222,7 +223,8 @@ class Sender:
             return None, None
         body, headers = self.webhooks.request(config, row["webhook_id"], row["body"])
         try:
-            async with self._session.post(
+            async with self._session.request(
+                self.webhooks.method,
                 self.configs.destinations.address(config.url),
                 data=body,
                 headers=headers,

@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, looks_like_jsonrpc
-from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -93,6 +93,42 @@ def test_request_without_subject_is_refused(keyed: Target, a2a_client: A2AClient
         if _answer(exchange) != _answer(admitted):
             return call.started_nothing(a2a_client, "a request without Nylorun-Subject")
     exchange.fail(f"an application key acts for a subject: {method} without Nylorun-Subject must be refused")
+
+
+# -- the caller's headers as a client may write them
+
+HEADER_OF = {"AUTH-01": "Authorization", "AUTH-02": "Nylorun-Subject", "AUTH-04": "Nylorun-Scopes"}
+
+
+def _served_alike(a2a_client: A2AClient, method: str, requirement: str, spelling: str) -> None:
+    """The call with the requirement's header written another way is served as it is written the kit's way."""
+    call = methods.Harmless(method)
+    headers = methods.respelled(call.headers(a2a_client), HEADER_OF[requirement], axes.kind(spelling))
+    exchange = a2a_client.post(call.body(), method=method, headers=headers)
+    if exchange.status != 200 or not looks_like_jsonrpc(exchange):
+        exchange.fail(f"{spelling} is the same credential (RFC 9110 §5.1, §11.1): {method} must serve it")
+    if _answer(exchange) != _answer(methods.Harmless(method, missing=call.missing).send(a2a_client)):
+        exchange.fail(f"{spelling}: {method} must answer as it does to the header written the kit's way")
+
+
+@pytest.mark.req("AUTH-01")
+@pytest.mark.parametrize("spelling", axes.members("AUTH-01", "spellings"))
+@pytest.mark.parametrize("method", methods.SERVED)
+def test_the_key_is_read_however_it_is_written(keyed: Target, a2a_client: A2AClient, method: str, spelling: str):
+    _served_alike(a2a_client, method, "AUTH-01", spelling)
+
+
+@pytest.mark.req("AUTH-02")
+@pytest.mark.parametrize("spelling", axes.members("AUTH-02", "spellings"))
+@pytest.mark.parametrize("method", methods.SERVED)
+def test_the_subject_is_read_however_it_is_written(keyed: Target, a2a_client: A2AClient, method: str, spelling: str):
+    _served_alike(a2a_client, method, "AUTH-02", spelling)
+
+
+@pytest.mark.req("AUTH-04")
+@pytest.mark.parametrize("spelling", axes.members("AUTH-04", "spellings"))
+def test_the_scopes_are_read_however_they_are_written(a2a_client: A2AClient, spelling: str):
+    _served_alike(a2a_client, "ListTasks", "AUTH-04", spelling)
 
 
 def _unknown_agent(a2a_target: Target) -> str:

@@ -27,6 +27,7 @@ def _list(a2a_client: A2AClient, headers) -> Exchange:
 
 
 @pytest.mark.req("EXT-01")
+@pytest.mark.member("several", "extension.last")
 @pytest.mark.parametrize(
     "activated",
     [extensions.V2, extensions.V1, (extensions.PROGRESS, extensions.FILES)],
@@ -51,6 +52,20 @@ def test_each_extension_activated_alone_is_echoed(a2a_target: Target, a2a_client
     exchange = a2a_client.with_(extensions=[uri]).list_tasks(pageSize=1)
     if _echoed(exchange) != {uri}:
         exchange.fail(f"activated alone, {uri} must be echoed alone")
+
+
+@pytest.mark.req("EXT-01")
+@pytest.mark.parametrize("spelling", axes.members("EXT-01", "spellings"))
+def test_activation_is_read_however_the_header_is_written(a2a_target: Target, a2a_client: A2AClient, spelling: str):
+    """The request's A2A-Extensions written in lower case activates as written the kit's way; the echo is read
+    whatever case the Agent writes its name in (RFC 9110 §5.1)."""
+    activated = _claimed(a2a_target)
+    headers = {**a2a_client.headers(), "A2A-Extensions": ", ".join(activated)}
+    if "echoed" not in spelling:
+        headers = methods.respelled(headers, "A2A-Extensions", axes.kind(spelling))
+    exchange = _list(a2a_client, headers)
+    if _echoed(exchange) != set(activated):
+        exchange.fail(f"{list(headers)}: the answer must echo the activated extensions {sorted(activated)}")
 
 
 # How a client may write the comma-separated list (A2A §3.2.6, §9.2; RFC 9110 §5.6.1 allows spaces around the

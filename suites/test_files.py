@@ -156,6 +156,7 @@ def _file_artifacts_on(views, channel: str) -> dict[str, dict]:
 @pytest.mark.req("FILE-01")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("FILE-01", "channels"))
+@pytest.mark.member("several", "artifact.last")
 def test_every_file_artifact_carries_files_data_on_every_channel(a2a_channel_views, channel: str):
     views = a2a_channel_views("files")
     for artifact_id, artifact in _file_artifacts_on(views, channel).items():
@@ -168,6 +169,7 @@ def test_every_file_artifact_carries_files_data_on_every_channel(a2a_channel_vie
 @pytest.mark.req("FILE-02")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("FILE-02", "channels"))
+@pytest.mark.member("several", "artifact.last")
 def test_size_and_sha256_match_the_bytes_on_every_channel(a2a_channel_views, a2a_client: A2AClient, channel: str):
     views = a2a_channel_views("files")
     for artifact_id, artifact in _file_artifacts_on(views, channel).items():

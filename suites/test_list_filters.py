@@ -230,6 +230,7 @@ def _adjacent(pages: list[Exchange], mine: set[str]) -> Iterator[tuple[dict, dic
 
 @pytest.mark.req("LIST-10")
 @pytest.mark.parametrize("include", [True, False, None], ids=["true", "false", "absent"])
+@pytest.mark.member("several", "artifact.last")
 def test_artifacts_exactly_with_include_artifacts(a2a_client: A2AClient, tasks: Tasks, include: bool | None):
     params = {} if include is None else {"includeArtifacts": include}
     exchange = a2a_client.list_tasks(contextId=tasks.ended, pageSize=100, **params)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient
-from nylorun_a2a_kit.fixtures.requirements import not_checked
+from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 
@@ -251,3 +251,23 @@ def test_page_holds_at_most_page_size(a2a_client: A2AClient):
     result = exchange.result
     if result["pageSize"] != 2 or len(result["tasks"]) > 2:
         exchange.fail("with pageSize 2 the page size used is 2 and the page holds at most two tasks")
+
+
+@pytest.mark.req("LIST-03")
+@pytest.mark.scenario("complete")
+@pytest.mark.scenario("slow")
+@pytest.mark.parametrize("spelling", axes.members("LIST-03", "spellings"))
+def test_status_timestamp_after_in_whole_seconds(a2a_client: A2AClient, spelling: str):
+    """A2A §5.6.1: a time may omit its fraction, and a server parses it: the cut at a whole second lists what
+    changed at or after that second (a turn more than a second later than the first one)."""
+    context = drivers.new_context()
+    earlier = drivers.run(a2a_client, "complete", context_id=context)
+    later = drivers.settle(a2a_client, drivers.run(a2a_client, "slow", 1200, context_id=context))
+    if not (_when(earlier) and _when(later)):
+        not_checked("the tasks carry no status timestamp, so the filter's cut cannot be placed")
+    cut = _when(later).replace(microsecond=0)
+    exchange = a2a_client.list_tasks(contextId=context, statusTimestampAfter=cut.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    ids = _ids(exchange)
+    expected = sorted(t["id"] for t in (earlier, later) if _when(t) >= cut)
+    if sorted(ids) != expected:
+        exchange.fail(f"statusTimestampAfter in whole seconds ({spelling}) must list {expected}, listed {sorted(ids)}")

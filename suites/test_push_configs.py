@@ -7,8 +7,8 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.push import PushReceiver
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
-from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods, push_checks
 from nylorun_a2a_kit.fixtures.target import Target
 
 METHODS = methods.PUSH_CONFIG
@@ -91,6 +91,27 @@ def test_config_methods_round_trip(
     again = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     if config_id in [c.get("id") for c in again.result.get("configs") or []]:
         again.fail("a deleted config is no longer listed")
+
+
+@pytest.mark.req("PUSH-01")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("several", axes.members("PUSH-01", "several"))
+def test_the_second_config_of_a_task_is_served_as_the_first(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end, several: str
+):
+    task = _paused(a2a_client, a2a_cancel_at_end)
+    first, second = push_checks.two_configs(a2a_client, a2a_push_receiver, task["id"])
+    if several == "push-config.second-deleted":
+        a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": second.id}).ok()
+    kept = [first] if several == "push-config.second-deleted" else [first, second]
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    ids = sorted(c.get("id") for c in listed.result.get("configs") or [])
+    if ids != sorted(c.id for c in kept):
+        listed.fail(f"the task's configs are {sorted(c.id for c in kept)}: List lists each, and no other")
+    for config in kept:
+        got = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config.id})
+        if (got.result.get("id"), got.result.get("url")) != (config.id, config.endpoint.url):
+            got.fail(f"GetTaskPushNotificationConfig {config.id} answers that config, {config.endpoint.url}")
 
 
 @pytest.mark.req("PUSH-02")

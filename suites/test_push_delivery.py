@@ -8,7 +8,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver
-from nylorun_a2a_kit.fixtures.requirements import not_checked
+from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -121,6 +121,97 @@ def test_deliveries_are_signed(a2a_pushing: Target, a2a_client: A2AClient, a2a_p
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver)
     _answer(a2a_client, task)
     _check_signed(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing))
+
+
+# -- two configs on one task: each gets the task's updates, with its own token and credentials
+
+
+def _two_configs_delivered(a2a_pushing: Target, a2a_client: A2AClient, receiver: PushReceiver, delete_second=False):
+    task = drivers.run(a2a_client, "ask")
+    configs = push_checks.two_configs(a2a_client, receiver, task["id"])
+    if delete_second:
+        a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": configs[1].id}).ok()
+    _answer(a2a_client, task)
+    return configs, push_checks.until_pushed(configs[0].endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+
+
+@pytest.mark.req("PUSH-05")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("several", axes.members("PUSH-05", "several"))
+def test_the_second_config_gets_every_update(a2a_pushing, a2a_client, a2a_push_receiver, several: str):
+    configs, _ = _two_configs_delivered(a2a_pushing, a2a_client, a2a_push_receiver)
+    push_checks.until_pushed(configs[1].endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+
+
+@pytest.mark.req("PUSH-07")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("several", axes.members("PUSH-07", "several"))
+def test_each_config_gets_its_own_authentication(a2a_pushing, a2a_client, a2a_push_receiver, several: str):
+    configs, _ = _two_configs_delivered(a2a_pushing, a2a_client, a2a_push_receiver)
+    for config in configs:
+        delivered = push_checks.until_pushed(config.endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+        push_checks.check_authentication(delivered, config.credentials)
+
+
+@pytest.mark.req("PUSH-08")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("several", axes.members("PUSH-08", "several"))
+def test_each_config_gets_its_own_token(a2a_pushing, a2a_client, a2a_push_receiver, several: str):
+    configs, _ = _two_configs_delivered(a2a_pushing, a2a_client, a2a_push_receiver)
+    for config in configs:
+        delivered = push_checks.until_pushed(config.endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+        _check_token(delivered, a2a_pushing, config.token)
+
+
+@pytest.mark.req("PUSH-15")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("several", axes.members("PUSH-15", "several"))
+def test_deleting_the_second_config_stops_only_its_deliveries(a2a_pushing, a2a_client, a2a_push_receiver, several):
+    configs, _ = _two_configs_delivered(a2a_pushing, a2a_client, a2a_push_receiver, delete_second=True)
+    late = configs[1].endpoint.quiet_for(_quiet_s(a2a_pushing), after=0)
+    if late:
+        pytest.fail(f"the deleted second config still got {len(late)} deliveries; the first kept its own")
+
+
+# -- a delivery as a Runtime may write it, and as it must come
+
+
+def _delivered(a2a_channel_views) -> list:
+    views = a2a_channel_views("files")  # an ended turn's status updates and four artifact updates
+    if views.push_unavailable is not None:
+        raise views.push_unavailable
+    if not views.deliveries:
+        views.fail("push", "the task's updates must be delivered to the config inside its SendMessage")
+    return views.deliveries
+
+
+@pytest.mark.req("PUSH-06")
+@pytest.mark.parametrize("spelling", axes.members("PUSH-06", "spellings"))
+def test_every_delivery_is_a_post(a2a_pushing: Target, a2a_channel_views, spelling: str):
+    for delivery in _delivered(a2a_channel_views):
+        if delivery.method != "POST":
+            pytest.fail(f"delivery {delivery.webhook_id} came as an HTTP {delivery.method}: A2A §4.3.3 sends a POST")
+
+
+PUSH_JSON_TYPES = ("application/a2a+json", "application/json")
+
+
+@pytest.mark.req("PUSH-18")
+@pytest.mark.parametrize("spelling", axes.members("PUSH-18", "spellings"))
+def test_every_delivery_is_typed_as_json(a2a_pushing: Target, a2a_channel_views, spelling: str):
+    for delivery in _delivered(a2a_channel_views):
+        media_type = delivery.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type not in PUSH_JSON_TYPES:
+            pytest.fail(f"delivery {delivery.webhook_id} is typed {media_type!r}, not {' or '.join(PUSH_JSON_TYPES)}")
+
+
+@pytest.mark.req("PUSH-09")
+@pytest.mark.parametrize("spelling", axes.members("PUSH-09", "spellings"))
+def test_every_delivery_verifies_however_its_headers_are_written(a2a_pushing: Target, a2a_channel_views, spelling):
+    """Header names in any case, and a webhook-signature of several entries of which one verifies (Standard
+    Webhooks), verify as the kit's own receiver reads them."""
+    _need_secret(a2a_pushing)
+    _check_signed(_delivered(a2a_channel_views))
 
 
 def _check_token(deliveries: list, a2a_pushing: Target, token: str) -> None:

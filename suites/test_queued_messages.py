@@ -131,6 +131,7 @@ def test_queued_task_cannot_be_canceled(a2a_client: A2AClient, busy):
 
 @pytest.mark.req("QUEUE-05")
 @pytest.mark.scenario("slow", "complete")
+@pytest.mark.member("several", "queued-message.second")
 def test_queued_messages_are_taken_in_order(a2a_client: A2AClient, busy):
     context, running = busy
     message_ids = [new_id("queued") for _ in range(3)]

@@ -43,11 +43,15 @@ def test_get_task_answers_the_task(a2a_client: A2AClient):
 
 @pytest.mark.req("TASK-04")
 @pytest.mark.scenario("complete")
+@pytest.mark.member("several", "artifact.last")
 def test_get_task_carries_the_artifacts(a2a_client: A2AClient):
-    task = drivers.run(a2a_client, "complete")
+    task = drivers.settle(a2a_client, drivers.run(a2a_client, "complete"))
     exchange = a2a_client.get_task(task["id"])
+    answered = [a.get("artifactId") for a in task.get("artifacts") or []]
     if not exchange.task.get("artifacts"):
         exchange.fail("GetTask must carry the task's artifacts")
+    if answered and [a.get("artifactId") for a in exchange.task["artifacts"]] != answered:
+        exchange.fail(f"GetTask must carry every artifact the terminal answer carried, the last too: {answered}")
 
 
 @pytest.mark.req("TASK-05")

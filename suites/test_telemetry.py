@@ -6,9 +6,9 @@ import secrets
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
-from nylorun_a2a_kit.fixtures.requirements import axes
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions, new_id
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
 
@@ -55,6 +55,30 @@ def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClie
         a2a_v2_client.get_task(task["id"]).fail(
             f"a turn started with traceparent {traceparent} joins trace {trace_id}, but reports {reported!r} "
             f"(the kit sent it as {a2a_target.traceparent_in}; see --a2a-traceparent-in)"
+        )
+
+
+@pytest.mark.req("TEL-03")
+@pytest.mark.scenario("echo")
+@pytest.mark.parametrize("spelling", axes.members("TEL-03", "spellings"))
+def test_the_traceparent_is_read_however_its_name_is_written(a2a_target: Target, a2a_v2_client: A2AClient, spelling):
+    if a2a_target.traceparent_in != "header":
+        not_applicable(f"the target takes traceparent in {a2a_target.traceparent_in} (--a2a-traceparent-in)")
+    trace_id = secrets.token_hex(16)
+    headers = methods.respelled(
+        {**a2a_v2_client.headers(), "traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01"},
+        "traceparent",
+        axes.kind(spelling),
+    )
+    params = {
+        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": drivers.scenario("echo")}]}
+    }
+    task = drivers.settle(a2a_v2_client, a2a_v2_client.call("SendMessage", params, headers=headers).task)
+    reported = (_telemetry(task) or {}).get("traceId")
+    if reported != trace_id:
+        a2a_v2_client.get_task(task["id"]).fail(
+            f"header field names are case-insensitive (RFC 9110 §5.1): sent as {list(headers)}, the turn joins "
+            f"trace {trace_id}, but reports {reported!r}"
         )
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -112,3 +112,28 @@ def test_unserved_version_as_request_parameter_is_refused(a2a_client: A2AClient,
     asking = a2a_client.with_(url=methods.with_query(a2a_client.url, **{"A2A-Version": version}))
     what = f"the request parameter A2A-Version={version} (with no header)"
     _refused(call.send(asking, version=None), call, a2a_client, what)
+
+
+# -- the version as a client may write it
+
+
+@pytest.mark.req("VER-01")
+@pytest.mark.parametrize("spelling", axes.members("VER-01", "spellings"))
+@EVERY_METHOD
+def test_the_version_header_is_read_however_its_name_is_written(a2a_client: A2AClient, method: str, spelling: str):
+    call = methods.Harmless(method)
+    headers = methods.respelled(call.headers(a2a_client), "A2A-Version", axes.kind(spelling))
+    exchange = call.send(a2a_client, headers=headers)
+    if exchange.is_error and exchange.error.get("code") == VERSION_NOT_SUPPORTED:
+        exchange.fail(f"header field names are case-insensitive (RFC 9110 §5.1): {method} must read {list(headers)}")
+
+
+@pytest.mark.req("VER-05")
+@pytest.mark.parametrize("spelling", axes.members("VER-05", "spellings"))
+@EVERY_METHOD
+def test_version_1_0_as_a_request_parameter_is_served(a2a_client: A2AClient, method: str, spelling: str):
+    call = methods.Harmless(method)
+    asking = a2a_client.with_(url=methods.with_query(a2a_client.url, **{"A2A-Version": "1.0"}))
+    exchange = call.send(asking, version=None)
+    if exchange.is_error and exchange.error.get("code") == VERSION_NOT_SUPPORTED:
+        exchange.fail(f"A2A §3.6.1 lets a client give A2A-Version=1.0 as a request parameter: {method} should serve it")
