@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
+from nylorun_a2a_kit.fixtures.requirements import axes
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -135,6 +136,7 @@ def _walk(a2a_client: A2AClient, page_size: int, **params) -> tuple[list[dict], 
 
 
 @pytest.mark.req("LIST-02")
+@pytest.mark.member("combines", "contextId+status")
 @pytest.mark.parametrize("status", STATES)
 def test_status_filter_lists_exactly_the_tasks_in_that_state(a2a_client: A2AClient, tasks: Tasks, status: str):
     for context in tasks.contexts:
@@ -164,6 +166,7 @@ def _cut(tasks: Tasks, where: str) -> tuple[str, datetime]:
 
 
 @pytest.mark.req("LIST-03")
+@pytest.mark.member("combines", "contextId+statusTimestampAfter")
 @pytest.mark.parametrize("where", CUTS)
 @pytest.mark.parametrize("page_size", [100, 2], ids=["one-page", "pages-of-2"])
 def test_status_timestamp_cut_lists_every_task_at_or_after_it(
@@ -225,6 +228,57 @@ def _adjacent(pages: list[Exchange], mine: set[str]) -> Iterator[tuple[dict, dic
     yield from itertools.pairwise(t for t in listed if t["id"] in mine)
 
 
+# -- filters and options together
+
+
+def _status_and_time(a2a_client: A2AClient, tasks: Tasks) -> tuple[dict, list[dict], list[dict], list[Exchange]]:
+    """ListTasks of the subject by a state and a time together: the cut, the module's tasks both match, and what
+    the walk listed (other callers' tasks too: each listed one must match both)."""
+    cut = tasks.in_context(tasks.ended)[1]  # the fail task: after it, the answered question and what follows
+    params = {"status": "TASK_STATE_COMPLETED", "statusTimestampAfter": cut["status"]["timestamp"]}
+    expected = [t for t in tasks.changed if drivers.state(t) == params["status"] and _when(t) >= _when(cut)]
+    listed, pages = _walk(a2a_client, 100, until=[t["id"] for t in expected], **params)
+    return params, expected, listed, pages
+
+
+@pytest.mark.req("LIST-02")
+@pytest.mark.parametrize("combined", axes.member("LIST-02", "combines", "statusTimestampAfter+status"))
+def test_status_filter_holds_beside_a_time_filter(a2a_client: A2AClient, tasks: Tasks, combined: str):
+    params, expected, listed, pages = _status_and_time(a2a_client, tasks)
+    wrong = [t["id"] for t in listed if drivers.state(t) != params["status"]]
+    if wrong or not {t["id"] for t in expected} <= {t["id"] for t in listed}:
+        pages[-1].fail(f"{params} lists tasks in that state only, each of them: {[t['id'] for t in expected]}")
+
+
+@pytest.mark.req("LIST-03")
+@pytest.mark.parametrize("combined", axes.member("LIST-03", "combines", "status+statusTimestampAfter"))
+def test_time_filter_holds_beside_a_status_filter(a2a_client: A2AClient, tasks: Tasks, combined: str):
+    params, expected, listed, pages = _status_and_time(a2a_client, tasks)
+    cut = datetime.fromisoformat(params["statusTimestampAfter"].replace("Z", "+00:00"))
+    earlier = [t["id"] for t in listed if _when(t) < cut]
+    if earlier or not {t["id"] for t in expected} <= {t["id"] for t in listed}:
+        pages[-1].fail(f"{params} lists tasks changed at or after the time only, each of them: {earlier}")
+
+
+@pytest.mark.req("LIST-02")
+@pytest.mark.parametrize("combined", axes.member("LIST-02", "combines", "pageToken+status"))
+def test_status_filter_holds_on_every_page(a2a_client: A2AClient, tasks: Tasks, combined: str):
+    params = {"contextId": tasks.ended, "status": "TASK_STATE_COMPLETED"}
+    expected = sorted(t["id"] for t in tasks.in_context(tasks.ended) if drivers.state(t) == params["status"])
+    listed, pages = _walk(a2a_client, 1, **params)
+    if sorted(t["id"] for t in listed) != expected or any(drivers.state(t) != params["status"] for t in listed):
+        pages[-1].fail(f"walked in pages of 1 (each after a pageToken), {params} must list {expected}")
+
+
+@pytest.mark.req("LIST-11")
+@pytest.mark.parametrize("combined", axes.members("LIST-11", "combines"))
+def test_history_length_holds_beside_include_artifacts(a2a_client: A2AClient, tasks: Tasks, combined: str):
+    exchange = a2a_client.list_tasks(contextId=tasks.ended, includeArtifacts=True, historyLength=1, pageSize=100)
+    for task in exchange.result["tasks"]:
+        if len(task.get("history") or []) > 1:
+            exchange.fail(f"historyLength 1 beside includeArtifacts: task {task['id']} lists {len(task['history'])}")
+
+
 # -- LIST-10: includeArtifacts true, false, absent
 
 
@@ -247,6 +301,7 @@ def test_artifacts_exactly_with_include_artifacts(a2a_client: A2AClient, tasks: 
 
 
 @pytest.mark.req("LIST-12")
+@pytest.mark.member("combines", "contextId+pageSize")
 @pytest.mark.parametrize("page_size", [1, 2, 100])
 def test_page_size_in_range_is_the_page_size_used(a2a_client: A2AClient, tasks: Tasks, page_size: int):
     exchange = a2a_client.list_tasks(contextId=tasks.ended, pageSize=page_size)

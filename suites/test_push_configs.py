@@ -116,16 +116,20 @@ def test_the_second_config_of_a_task_is_served_as_the_first(
 
 @pytest.mark.req("PUSH-02")
 @pytest.mark.scenario("slow")
-def test_config_inside_send_message(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
+@pytest.mark.parametrize("combined", axes.members("PUSH-02", "combines"))
+def test_config_inside_send_message(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, combined: str
+):
     endpoint = a2a_push_receiver.endpoint()
     config = drivers.push_config(endpoint.url, config_id="inline-" + new_id())
+    at_once = combined.startswith("returnImmediately")
     params = {
         "message": {
             "messageId": new_id("msg"),
             "role": "ROLE_USER",
             "parts": [{"text": drivers.scenario("slow", 300)}],
         },
-        "configuration": {"returnImmediately": True, "taskPushNotificationConfig": config},
+        "configuration": {"returnImmediately": at_once, "taskPushNotificationConfig": config},
     }
     task = a2a_client.call("SendMessage", params).task
     listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})

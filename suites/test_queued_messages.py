@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
+from nylorun_a2a_kit.fixtures.requirements import axes
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -182,10 +183,19 @@ def test_retried_queued_message_is_taken_once(a2a_client: A2AClient, busy):
 
 @pytest.mark.req("QUEUE-06")
 @pytest.mark.scenario("slow", "complete")
-def test_reject_delivery_gets_context_busy(a2a_client: A2AClient, a2a_target: Target, busy):
+@pytest.mark.parametrize("combined", axes.members("QUEUE-06", "combines"))
+def test_reject_delivery_gets_context_busy(a2a_client: A2AClient, a2a_target: Target, busy, combined: str):
     context, running = busy
     rejected = new_id("reject")
-    exchange = _queue(a2a_client, context, rejected, **_delivery(a2a_target, "reject"))
+    at_once = combined.startswith("returnImmediately")
+    exchange = a2a_client.send(
+        drivers.scenario("complete"),
+        context_id=context,
+        message_id=rejected,
+        return_immediately=at_once or None,
+        timeout_s=a2a_target.wait_ms / 1000 + a2a_target.timeout_s,
+        **_delivery(a2a_target, "reject"),
+    )
     exchange.expect_error("UnsupportedOperationError", reason="CONTEXT_BUSY")
     info = exchange.detail("ErrorInfo") or {}
     if running["id"] not in (info.get("metadata") or {}).values():

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.requirements import not_checked
+from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -41,6 +41,29 @@ def test_blocking_send_returns_when_the_task_pauses(a2a_client: A2AClient, a2a_c
     a2a_cancel_at_end(a2a_client, task["id"])
     if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
         a2a_client.get_task(task["id"]).fail("a blocking SendMessage must answer once the task asks for input")
+
+
+@pytest.mark.req("SEND-01")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("combined", axes.members("SEND-01", "combines"))
+def test_a_blocking_reply_to_a_paused_task_answers_once_it_settles(a2a_client: A2AClient, combined: str):
+    task = drivers.run(a2a_client, "ask")
+    if drivers.state(task) != "TASK_STATE_INPUT_REQUIRED":
+        not_checked(f"the ask scenario answered {drivers.state(task)}, so no reply continues it")
+    exchange = a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
+    if drivers.state(exchange.task) not in drivers.SETTLED:
+        drivers.cancel_quietly(a2a_client, task["id"])
+        exchange.fail(f"a blocking reply to a paused task answered {drivers.state(exchange.task)}, before it settled")
+
+
+@pytest.mark.req("SEND-12")
+@pytest.mark.scenario("slow")
+@pytest.mark.parametrize("combined", axes.members("SEND-12", "combines"))
+def test_history_length_with_return_immediately(a2a_client: A2AClient, a2a_cancel_at_end, combined: str):
+    exchange = a2a_client.send(drivers.scenario("slow", 300), return_immediately=True, history_length=0)
+    a2a_cancel_at_end(a2a_client, exchange.task["id"])
+    if exchange.task.get("history"):
+        exchange.fail("configuration.historyLength 0 asks for no history, answered at once or not")
 
 
 @pytest.mark.req("SEND-03")

@@ -82,6 +82,24 @@ def test_the_traceparent_is_read_however_its_name_is_written(a2a_target: Target,
         )
 
 
+@pytest.mark.req("TEL-03")
+@pytest.mark.scenario("echo")
+@pytest.mark.parametrize("combined", axes.members("TEL-03", "combines"))
+def test_a_turn_answered_at_once_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClient, combined):
+    trace_id = secrets.token_hex(16)
+    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    answered = a2a_v2_client.send(
+        drivers.scenario("echo"),
+        return_immediately=True,
+        traceparent=traceparent,
+        traceparent_in=a2a_target.traceparent_in,
+    )
+    task = drivers.settle(a2a_v2_client, answered.task)
+    reported = (_telemetry(task) or {}).get("traceId")
+    if reported != trace_id:
+        a2a_v2_client.get_task(task["id"]).fail(f"a turn answered at once joins trace {trace_id} too, got {reported!r}")
+
+
 @pytest.mark.req("TEL-04")
 @pytest.mark.scenario("echo")
 def test_get_task_carries_telemetry_once_ended(a2a_v2_client: A2AClient):

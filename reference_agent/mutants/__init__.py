@@ -30,11 +30,12 @@ __all__ = ["AXES", "Mutant", "catalog", "check_mutants", "seams"]
 def catalog() -> dict[str, Mutant]:
     """Every mutant by name, each axis's in turn (derived once, from the schemas and the requirements)."""
     from nylorun_a2a_kit.fixtures.requirements import load
-    from nylorun_a2a_kit.reference_agent.mutants import channels, several, spellings
+    from nylorun_a2a_kit.reference_agent.mutants import channels, combined, several, spellings
 
     requirements = load()
     found: dict[str, Mutant] = {}
-    for derived in (channels.derive(requirements), spellings.derive(requirements), several.derive(requirements)):
+    axes = (channels, spellings, several, combined)
+    for derived in (axis.derive(requirements) for axis in axes):
         for one in derived:
             if one.name in found:
                 raise ValueError(f"mutant {one.name} is derived twice")
