@@ -38,13 +38,18 @@ def test_cancel_paused_task(a2a_client: A2AClient, kind: str):
 
 
 def _refused_and_unchanged(a2a_client: A2AClient, task: dict) -> None:
+    before = a2a_client.get_task(task["id"]).task
     a2a_client.cancel(task["id"]).expect_error("TaskNotCancelableError")
     after = a2a_client.get_task(task["id"])
-    if drivers.state(after.task) != drivers.state(task):
-        after.fail(f"a refused CancelTask must leave the {drivers.state(task)} task as it was")
+    if (drivers.state(after.task), after.task["status"].get("timestamp")) != (
+        drivers.state(before),
+        before["status"].get("timestamp"),
+    ):
+        after.fail(f"a refused CancelTask must leave the {drivers.state(task)} task as it was, its status too")
 
 
 @pytest.mark.req("CANCEL-02")
+@pytest.mark.member("reads", "CancelTask.refused")
 def test_cancel_ended_task_is_not_cancelable(a2a_client: A2AClient):
     _refused_and_unchanged(a2a_client, drivers.ordinary(a2a_client, ended=True))
 

@@ -9,7 +9,7 @@ import pytest
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
-from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition, drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -67,6 +67,18 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
     stamps = [_when(t["changedAt"]) for t in again]
     if stamps != sorted(stamps):
         pytest.fail("the feed lists turns in the order they changed: changedAt never goes back")
+
+
+@pytest.mark.req("FEED-02")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("read", axes.members("FEED-02", "reads"))
+def test_reading_a_page_changes_nothing(feed: Feed, a2a_client: A2AClient, read: str):
+    cursor = feed.tail()
+    task = drivers.run(a2a_client, "complete")
+    first, _ = feed.walk(after=cursor, until=[task["id"]])
+    again, _ = feed.walk(after=cursor, until=[task["id"]])
+    if not _for(again, task["id"]) or _for(again, task["id"])[-1] != _for(first, task["id"])[-1]:
+        pytest.fail("a page of the feed read again after the same cursor gives the same turns: reading changes nothing")
 
 
 @pytest.mark.req("FEED-04")

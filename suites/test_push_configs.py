@@ -114,6 +114,26 @@ def test_the_second_config_of_a_task_is_served_as_the_first(
             got.fail(f"GetTaskPushNotificationConfig {config.id} answers that config, {config.endpoint.url}")
 
 
+@pytest.mark.req("PUSH-01")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("read", axes.members("PUSH-01", "reads"))
+def test_reading_configs_changes_nothing(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end, read: str
+):
+    task = _paused(a2a_client, a2a_cancel_at_end)
+    configs = push_checks.two_configs(a2a_client, a2a_push_receiver, task["id"])
+    for _ in range(2):  # each read twice: the second shows what the first left
+        if read == "GetTaskPushNotificationConfig":
+            for config in configs:
+                got = a2a_client.call(read, {"taskId": task["id"], "id": config.id})
+                if got.is_error or got.result.get("id") != config.id:
+                    got.fail(f"GetTaskPushNotificationConfig {config.id} read again must answer it again")
+        else:
+            listed = a2a_client.call(read, {"taskId": task["id"]})
+            if sorted(c.get("id") for c in listed.result.get("configs") or []) != sorted(c.id for c in configs):
+                listed.fail("ListTaskPushNotificationConfigs read again must list the task's configs again")
+
+
 @pytest.mark.req("PUSH-02")
 @pytest.mark.scenario("slow")
 @pytest.mark.parametrize("combined", axes.members("PUSH-02", "combines"))

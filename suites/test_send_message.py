@@ -210,6 +210,7 @@ def _refused_and_unchanged(a2a_client: A2AClient, task: dict) -> None:
 
 
 @pytest.mark.req("SEND-09")
+@pytest.mark.member("reads", "SendMessage.refused")
 def test_message_to_an_ended_task_is_unsupported(a2a_client: A2AClient):
     # Whatever state an ordinary task ends in (REJECTED too, where an Agent rejects it) is judged here.
     _refused_and_unchanged(a2a_client, drivers.ordinary(a2a_client, ended=True))

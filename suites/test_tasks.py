@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -203,3 +203,45 @@ def test_status_timestamp_is_utc(a2a_client: A2AClient):
         not_applicable("the task's status carries no timestamp (optional in A2A 1.0)")
     if not stamp.endswith("Z"):
         exchange.fail(f"timestamps are UTC with 'Z' (A2A §5.6.1), got {stamp!r}")
+
+
+# -- reads change nothing
+
+
+def _as_reads_show(a2a_client: A2AClient, task: dict) -> dict:
+    """The task as later reads show it: its history's and artifacts' ids, its status, on GetTask and ListTasks."""
+    got = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).task
+    listed = a2a_client.list_tasks(
+        contextId=task["contextId"], includeArtifacts=True, historyLength=drivers.HISTORY_ALL, pageSize=100
+    ).result["tasks"]
+
+    def seen(one: dict) -> tuple:
+        history = [m.get("messageId") for m in one.get("history") or []]
+        artifacts = [a.get("artifactId") for a in one.get("artifacts") or []]
+        return history, artifacts, one["status"].get("state"), one["status"].get("timestamp")
+
+    return {"GetTask": seen(got), "ListTasks": [seen(t) for t in listed if t["id"] == task["id"]]}
+
+
+READS = {
+    "GetTask.historyLength": lambda client, task: client.get_task(task["id"], history_length=1),
+    "GetTask.status": lambda client, task: client.get_task(task["id"]),
+    "ListTasks.historyLength": lambda client, task: client.list_tasks(contextId=task["contextId"], historyLength=1),
+    "ListTasks.includeArtifacts": lambda client, task: client.list_tasks(contextId=task["contextId"]),
+    "ListTasks.status": lambda client, task: client.list_tasks(contextId=task["contextId"], pageSize=1),
+}
+
+
+@pytest.mark.req("TASK-14")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("read", axes.members("TASK-14", "reads"))
+def test_a_read_changes_nothing(a2a_client: A2AClient, read: str):
+    task = drivers.paused_on(a2a_client, "question")
+    task = drivers.settle(a2a_client, a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"]).task)
+    before = _as_reads_show(a2a_client, task)
+    READS[read](a2a_client, task).ok()
+    after = _as_reads_show(a2a_client, task)
+    if after != before:
+        a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).fail(
+            f"{read} is a read: later reads must show the task as before it, {before}, not {after}"
+        )
