@@ -109,7 +109,11 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
 def _mutants_listing() -> str:
     lines = []
     for name, one in mutants.catalog().items():
-        judged = f"equivalent: {one.equivalent}" if one.equivalent else f"breaks {', '.join(one.breaks)}"
+        judged = (
+            f"equivalent: {one.equivalent}; {', '.join(one.read)} read"
+            if one.equivalent
+            else f"breaks {', '.join(one.breaks)}"
+        )
         lines.append(f"{name}: {one.description} ({judged})\n")
     return "".join(lines)
 

@@ -45,10 +45,19 @@ def test_version_1_0_is_served(a2a_client: A2AClient, a2a_target: Target, method
         exchange.fail(f"A2A-Version: {version} is 1.0 (A2A §3.6 ignores patch numbers): {method} must serve it")
 
 
+def _serves_only_1_x(a2a_target: Target) -> None:
+    """A request without a version is 0.3's (A2A §3.6.2): refused where the card lists no 0.3 interface."""
+    if "0.3" in _declared_versions(a2a_target):
+        not_applicable("the card lists a 0.3 interface, which may serve a request read as 0.3")
+
+
 @pytest.mark.req("VER-02")
 @pytest.mark.parametrize("version", list(NO_VERSION_FORMS.values()), ids=list(NO_VERSION_FORMS))
 @EVERY_METHOD
-def test_request_without_version_is_refused(a2a_client: A2AClient, method: str, version: str | None):
+def test_request_without_version_is_refused(
+    a2a_target: Target, a2a_client: A2AClient, method: str, version: str | None
+):
+    _serves_only_1_x(a2a_target)
     call = methods.Harmless(method)
     what = "a request without A2A-Version" if version is None else "a request with an empty A2A-Version"
     _refused(call.send(a2a_client, version=version), call, a2a_client, f"{what} (read as 0.3)")
@@ -56,7 +65,8 @@ def test_request_without_version_is_refused(a2a_client: A2AClient, method: str, 
 
 @pytest.mark.req("VER-02")
 @pytest.mark.scenario("complete")
-def test_message_without_version_starts_nothing(a2a_client: A2AClient):
+def test_message_without_version_starts_nothing(a2a_target: Target, a2a_client: A2AClient):
+    _serves_only_1_x(a2a_target)
     context = drivers.new_context()
     params = {
         "message": {

@@ -35,7 +35,8 @@ class Mutant:
     axis: str
     description: str
     breaks: tuple[str, ...]  # the requirements whose checks must kill it (empty when it is equivalent)
-    equivalent: str | None = None  # why no rule forbids it, naming the rules read
+    equivalent: str | None = None  # why no rule forbids it
+    read: tuple[str, ...] = ()  # the requirements whose rules were read to say so (their checks must pass it)
     run_with: tuple[str, ...] = ()  # kit options its run needs besides the mutant itself
     variants: tuple[type, ...] = field(default=(), compare=False, repr=False)
     middlewares: tuple[MiddlewareFactory, ...] = field(default=(), compare=False, repr=False)
@@ -45,6 +46,8 @@ class Mutant:
             raise ValueError(f"{self.name}: unknown axis {self.axis}")
         if bool(self.breaks) == bool(self.equivalent):
             raise ValueError(f"{self.name}: a mutant breaks requirements, or is equivalent with its reason")
+        if self.equivalent and not self.read:
+            raise ValueError(f"{self.name}: an equivalent mutant names the requirements whose rules were read")
         for variant in self.variants:
             if len(variant.__bases__) != 1:
                 raise TypeError(f"{self.name}: a variant subclasses exactly the strategy it replaces")
@@ -62,6 +65,7 @@ def mutant(
     *,
     breaks: tuple[str, ...] = (),
     equivalent: str | None = None,
+    read: tuple[str, ...] = (),
     run_with: tuple[str, ...] = (),
 ) -> Mutant:
     """A mutant whose behaviour is one strategy variant (a class) or one middleware factory."""
@@ -73,6 +77,7 @@ def mutant(
         description,
         tuple(breaks),
         equivalent,
+        tuple(read),
         tuple(run_with),
         (behaviour,) if is_variant else (),
         () if is_variant else (behaviour,),

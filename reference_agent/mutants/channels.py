@@ -78,7 +78,8 @@ def _data_mutant(requirements, extension, uri, locations, field, operator, chann
     rewrite = _rewriter(uri, locations, field.path, operator)
     behaviour = _on_channel(channel, rewrite)
     if operator.equivalent:
-        return mutant(name, description, behaviour, equivalent=operator.equivalent)
+        read = (AGREEMENT, *RULES.get((extension, field.label, "altered"), ()))
+        return mutant(name, description, behaviour, equivalent=operator.equivalent, read=read)
     # EXT-09 compares each channel with GetTask, so a change on GetTask itself breaks it on every other channel.
     ruled = RULES.get((extension, field.label, operator.name), ())
     breaks = (AGREEMENT, *(rid for rid in ruled if channel in requirements[rid].channels))
@@ -138,19 +139,19 @@ FEED_RULES = {
     "sessionId": ("altered", ("FEED-06",), None),
     "turnId": (
         "altered",
-        (),
+        ("FEED-01", "FEED-06", "FEED-09"),
         "turnId is the turn's opaque name: the kit finds a turn by its a2a taskId, and no rule "
         "of the client page ties the two (FEED-01..09 read)",
     ),
     "changedAt": (
         "shifted",
-        (),
+        ("FEED-03", "FEED-09"),
         "changedAt is when the turn changed on the Runtime's own clock: no rule ties it to the "
         "task's status timestamp, and a shift of every turn keeps their order (FEED-03, FEED-09 read)",
     ),
     "startedAt": (
         "shifted",
-        (),
+        ("FEED-06", "FEED-09"),
         "startedAt is the Runtime's own time: a shift of every turn keeps a session's turns "
         "in their order (FEED-06, FEED-09 read)",
     ),
@@ -164,7 +165,7 @@ def _feed_mutants() -> Iterator[Mutant]:
         behaviour = wire.feed_pages(_turns_changed(field.split("."), operator))
         description = f"the change feed's turns: {field} {operator}"
         if equivalent:
-            yield mutant(name, description, behaviour, equivalent=equivalent)
+            yield mutant(name, description, behaviour, equivalent=equivalent, read=breaks)
         else:
             yield mutant(name, description, behaviour, breaks=breaks)
 

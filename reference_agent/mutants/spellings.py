@@ -20,7 +20,9 @@ from nylorun_a2a_kit.reference_agent.errors import invalid_params
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
+from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
+from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
 CASE_INSENSITIVE = "header field names are case-insensitive (RFC 9110 §5.1): the kit reads them so"
 MEDIA_TYPES = "a media type is read without its parameters and in any case (RFC 9110 §8.3.1)"
@@ -29,15 +31,18 @@ PLURAL = {"answer": "answers", "delivery": "deliveries"}
 
 
 def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
+    """A mutant per member; one that several requirements list (an equivalent) is derived once, naming each."""
+    built: dict[str, tuple[str, Any, str | None, list[str]]] = {}
     for requirement in requirements.values():
         for member in requirement.spellings:
             kind, _, subject = member.partition(":")
             for tail, description, behaviour, equivalent in BUILDERS[kind](subject, requirement.id):
-                name = f"spelling/{tail}"
-                if equivalent:
-                    yield mutant(name, description, behaviour, equivalent=f"{equivalent} ({requirement.id} read)")
-                else:
-                    yield mutant(name, description, behaviour, breaks=(requirement.id,))
+                built.setdefault(f"spelling/{tail}", (description, behaviour, equivalent, []))[3].append(requirement.id)
+    for name, (description, behaviour, equivalent, read) in built.items():
+        if equivalent:
+            yield mutant(name, description, behaviour, equivalent=equivalent, read=tuple(read))
+        else:
+            yield mutant(name, description, behaviour, breaks=tuple(read))
 
 
 # -- what the kit sends: an Agent that takes the kit's own spelling only
@@ -231,7 +236,28 @@ def _signature_entries(subject: str, requirement: str) -> list[Built]:
     ]
 
 
+class _NewestFirst(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **shown: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **shown)
+        if "history" in out:
+            out["history"] = out["history"][::-1]
+        return out
+
+
+def _history_newest_first(subject: str, requirement: str) -> list[Built]:
+    return [
+        (
+            "history/newest-first",
+            "every method lists a task's history newest message first",
+            _NewestFirst,
+            "A2A fixes no order for a task's history (a2a.proto Task.history, §3.1.3): the kit reads it from the "
+            "kit's own messages",
+        )
+    ]
+
+
 BUILDERS: dict[str, Callable[[str, str], list[Built]]] = {
+    "history-newest-first": _history_newest_first,
     "header-lower-case": _header_lower_case,
     "header-capitalized": _header_capitalized,
     "scheme-case": _scheme_case,
