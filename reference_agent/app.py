@@ -28,16 +28,12 @@ from nylorun_a2a_kit.reference_agent.gate import (
     Refused,
     refuse,
 )
+from nylorun_a2a_kit.reference_agent.keys import CONFIG, DISPATCHER, ENGINE, FEED, GATE
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
 from nylorun_a2a_kit.reference_agent.store import Store
 from nylorun_a2a_kit.reference_agent.streaming import Stream
 
 log = logging.getLogger("reference_agent")
-ENGINE: web.AppKey[Engine] = web.AppKey("engine", Engine)
-DISPATCHER: web.AppKey[Dispatcher] = web.AppKey("dispatcher", Dispatcher)
-CONFIG: web.AppKey[AgentConfig] = web.AppKey("config", AgentConfig)
-GATE: web.AppKey[Gate] = web.AppKey("gate", Gate)
-FEED: web.AppKey[Feed] = web.AppKey("feed", Feed)
 MAX_BODY = 8 * 1024 * 1024
 CARD_CACHE_CONTROL = "public, max-age=300"
 

@@ -204,6 +204,7 @@ TURNS = {
 
 
 @pytest.mark.req("FEED-08", "FEED-09")
+@pytest.mark.member("channels", "feed")
 @pytest.mark.parametrize("status", [pytest.param(s, marks=pytest.mark.scenario(n)) for s, (n, _) in TURNS.items()])
 def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, status: str, a2a_cancel_at_end):
     cursor = feed.tail()
@@ -226,6 +227,7 @@ ENDED = [s for s in TURNS if s in ("completed", "failed", "cancelled")]
 
 
 @pytest.mark.req("FEED-10")
+@pytest.mark.member("channels", "feed")
 @pytest.mark.parametrize("status", [pytest.param(s, marks=pytest.mark.scenario(TURNS[s][0])) for s in ENDED])
 def test_an_ended_turns_totals_are_its_telemetry_totals(feed: Feed, a2a_v2_client: A2AClient, status: str):
     cursor = feed.tail()

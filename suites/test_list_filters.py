@@ -357,6 +357,7 @@ def test_total_size_counts_what_every_filter_matches(a2a_client: A2AClient, task
 
 @pytest.mark.req("LIST-11")
 @pytest.mark.parametrize("cut", ["zero", *drivers.HISTORY_CUTS])
+@pytest.mark.member("spellings", "history-newest-first")
 def test_history_length_cuts_every_listed_task(a2a_client: A2AClient, tasks: Tasks, cut: str):
     asked_id = next(iter(tasks.sent))
     full = drivers.full_history(a2a_client, next(t for t in tasks.changed if t["id"] == asked_id), "ListTasks")

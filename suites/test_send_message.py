@@ -270,6 +270,7 @@ def _check_send_cut(a2a_client: A2AClient, exchange, length: int, sent: list[str
 @pytest.mark.req("SEND-12")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("length", [0, 1, 2, drivers.HISTORY_ALL], ids=["zero", "one", "middle", "all"])
+@pytest.mark.member("spellings", "history-newest-first")
 def test_send_history_length_bounds_the_answer(a2a_client: A2AClient, length: int, a2a_cancel_at_end):
     sent = [new_id("ask"), new_id("answer")]
     first = a2a_client.send(drivers.scenario("ask"), message_id=sent[0], history_length=length)

@@ -96,6 +96,7 @@ def test_history_length_limits_the_history(a2a_client: A2AClient):
 @pytest.mark.req("TASK-09")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("cut", drivers.HISTORY_CUTS)
+@pytest.mark.member("spellings", "history-newest-first")
 def test_history_length_answers_the_most_recent_messages(a2a_client: A2AClient, answered: Answered, cut: str):
     full = drivers.full_history(a2a_client, answered.task, "GetTask")
     limit = drivers.history_cut(cut, len(full))
@@ -108,6 +109,7 @@ def test_history_length_answers_the_most_recent_messages(a2a_client: A2AClient, 
 @pytest.mark.req("TASK-10")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("limit", [1, drivers.HISTORY_ALL], ids=["one", "past-all"])
+@pytest.mark.member("spellings", "history-newest-first")
 def test_history_is_returned_when_asked(a2a_client: A2AClient, answered: Answered, limit: int):
     exchange = a2a_client.get_task(answered.task["id"], history_length=limit)
     history = exchange.task.get("history") or []

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
 
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
+from nylorun_a2a_kit.fixtures.requirements.axes import AXES
 from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
-from tests.suite_runs import SUITES
+from tests.suite_runs import REPO, SUITES
 
 # Areas whose checks land with later work; this list only shrinks, and every entry is a promise.
 LATER_AREAS: set[str] = set()
@@ -90,3 +95,31 @@ def test_mutants_name_checked_requirements():
     for name, one in mutants.catalog().items():
         missing = [r for r in one.breaks if r not in named]
         assert not missing, f"mutant {name} breaks {missing}, which no check names"
+
+
+def test_every_axis_member_has_a_check(tmp_path):
+    """Each member a requirement lists on an axis (its channels, spellings, several, combines, reads) is covered by
+    a check of that requirement marked member(axis, name), and a check marks only members its requirement lists."""
+    out = tmp_path / "members.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(SUITES), "--collect-only", "-q", "-p", "tests.collected_members"],
+        cwd=REPO,
+        env={**os.environ, "NYLORUN_KIT_MEMBERS_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    collected = json.loads(out.read_text(encoding="utf-8"))
+    covered = {
+        (rid, axis, name) for item in collected.values() for rid in item["req"] for axis, name in item["members"]
+    }
+    listed = {(r.id, axis, name) for r in requirements.load().values() for axis in AXES for name in getattr(r, axis)}
+    assert not sorted(listed - covered), f"members no check of their requirement covers: {sorted(listed - covered)}"
+    stray = {
+        (nodeid, axis, name)
+        for nodeid, item in collected.items()
+        for axis, name in item["members"]
+        if not any((rid, axis, name) in listed for rid in item["req"])
+    }
+    assert not stray, f"checks mark members their requirements do not list: {sorted(stray)[:10]}"

@@ -11,6 +11,7 @@ from typing import Any
 
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.feed import Feed
+from nylorun_a2a_kit.reference_agent.keys import ENGINE
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
 from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
@@ -23,8 +24,6 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
 
 
 def _engine(call: wire.Call) -> Any:
-    from nylorun_a2a_kit.reference_agent.app import ENGINE  # the agent is loaded by the time a request comes
-
     return call.http.app[ENGINE]
 
 
