@@ -1,0 +1,179 @@
+"""Mutation score: the suites against the reference agent's derived mutants, the kill rate per axis, every survivor.
+
+Each mutant (``reference_agent/mutants/``, a seeded sample of each axis where the axis is large) is run as its own
+embedded reference agent, ``pytest --a2a-reference-mutant=NAME``, fail-fast:
+
+- a mutant that breaks requirements: first the checks of those requirements (strict SHOULD: a SHOULD not met
+  kills too); one they let live, then the whole suites (``-n auto``), which name any other check that kills it.
+  A mutant no check kills is a survivor: a gap in the kit's checks.
+- an equivalent mutant (no rule forbids it): the checks of the requirements whose rules were read, and with
+  ``--equivalents-full`` the whole suites: every one must pass it. One that a check fails is a wrong verdict of
+  the kit, reported as such (it fails a correct Agent), never counted as a kill.
+
+Reported: per axis the mutants derived and run, equivalent and not, killed (by their own requirements' checks, or
+by another check), survived, and the kill rate over the non-equivalent ones (goal: 95 % on every axis); every
+survivor, and every equivalent with its reason and its verdict; the wall time.
+
+    .venv/bin/python -m benchmarks.mutation_score [--quick] [--sample 60] [--seed 1] [-j 2] [--axis channel]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from benchmarks import common
+from benchmarks.suite_speed import REPO, parse_junit
+from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant, catalog
+
+GOAL = 0.95
+RUN_TIMEOUT_S = 1200
+LEAN = ("-p", "nylorun_a2a_kit.fixtures.plugin", "-p", "xdist.plugin")
+
+
+@dataclass
+class Verdict:
+    name: str
+    axis: str
+    equivalent: bool
+    outcome: str  # killed | killed by another check | survived | passed (an equivalent) | WRONG (an equivalent failed)
+    by: list[str] = field(default_factory=list)  # the checks that failed it
+    seconds: float = 0.0
+    runs: list[str] = field(default_factory=list)  # how it was run: targeted, full
+
+
+def run(mutant: Mutant, requirements: tuple[str, ...], *, full: bool, workdir: Path) -> tuple[int, list[str], str]:
+    """One pytest run of the suites against ``mutant`` (only ``requirements``' checks unless ``full``): its exit
+    code, the checks that failed, and the end of its output."""
+    junit = Path(tempfile.mkstemp(prefix="mutant-", suffix=".xml", dir=workdir)[1])
+    command = [sys.executable, "-m", "pytest", "suites", "-q", "-x", "-p", "no:randomly", *LEAN, f"--junitxml={junit}"]
+    command += [f"--a2a-reference-mutant={mutant.name}", "--a2a-strict-should=yes", "--a2a-property-profile=quick"]
+    command += [f"--a2a-summary-dir={workdir / 'summary'}", *mutant.run_with]
+    command += ["-n", "auto"] if full else [f"--a2a-req={','.join(requirements)}", "--a2a-enforce-claim=no"]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
+    environment["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    done = subprocess.run(
+        command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+    )
+    failed = [c.nodeid for c in parse_junit(junit) if c.outcome in ("failed", "error")] if junit.stat().st_size else []
+    junit.unlink(missing_ok=True)
+    return done.returncode, failed, (done.stdout + done.stderr)[-1500:]
+
+
+def judge(mutant: Mutant, workdir: Path, equivalents_full: bool) -> Verdict:
+    started = time.perf_counter()
+    verdict = Verdict(mutant.name, mutant.axis, bool(mutant.equivalent), "survived")
+    if mutant.equivalent:
+        verdict.outcome = "passed"
+        for full in (False, True) if equivalents_full else (False,):
+            code, failed, _ = run(mutant, mutant.read, full=full, workdir=workdir)
+            verdict.runs.append("full" if full else "targeted")
+            if failed or code not in (0, 5):
+                verdict.outcome, verdict.by = "WRONG", failed or [f"pytest exit {code}"]
+                break
+    else:
+        code, failed, _ = run(mutant, mutant.breaks, full=False, workdir=workdir)
+        verdict.runs.append("targeted")
+        if failed:
+            verdict.outcome, verdict.by = "killed", failed
+        else:
+            code, failed, _ = run(mutant, (), full=True, workdir=workdir)
+            verdict.runs.append("full")
+            if failed:
+                verdict.outcome, verdict.by = "killed by another check", failed
+    verdict.seconds = time.perf_counter() - started
+    return verdict
+
+
+def sampled(mutants: dict[str, Mutant], axes: list[str], size: int, seed: int) -> list[Mutant]:
+    """Each axis's mutants, a seeded sample of ``size`` of those of an axis with more (``size`` 0: every one)."""
+    chosen = []
+    for axis in axes:
+        of_axis = [m for m in mutants.values() if m.axis == axis]
+        chosen += random.Random(f"{seed}:{axis}").sample(of_axis, size) if 0 < size < len(of_axis) else of_axis
+    return chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mutation_score", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="six mutants an axis, equivalents on their own rules only")
+    parser.add_argument("--sample", type=int, help="mutants an axis at most, seeded (0: all; default 60; quick 6)")
+    parser.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--axis", action="append", choices=list(AXES), help="only this axis (repeatable)")
+    parser.add_argument("--json", help="write every verdict to this file")
+    parser.add_argument(
+        "--equivalents-full",
+        action=argparse.BooleanOptionalAction,
+        help="run the whole suites against each equivalent mutant too (default: yes; quick: no)",
+    )
+    args = common.parse(parser, argv, defaults={"sample": (6, 60)})
+    if args.equivalents_full is None:
+        args.equivalents_full = not args.quick
+    common.print_heading("benchmarks.mutation_score", argv)
+    mutants = catalog()
+    axes = args.axis or list(AXES)
+    chosen = sampled(mutants, axes, args.sample, args.seed)
+    print(f"{len(mutants)} mutants derived; {len(chosen)} run ({', '.join(axes)}), {args.jobs} at once", flush=True)
+    started = time.perf_counter()
+    with common.workdir("mutation-score-") as workdir, ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        verdicts = list(pool.map(lambda m: _reported(judge(m, workdir, args.equivalents_full)), chosen))
+    wall = time.perf_counter() - started
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(v) for v in verdicts], indent=2) + "\n", encoding="utf-8")
+    return report(mutants, verdicts, axes, wall)
+
+
+def _reported(verdict: Verdict) -> Verdict:
+    by = f" — {verdict.by[0]}" if verdict.by else ""
+    print(f"  {verdict.outcome:24} {verdict.name} ({verdict.seconds:.1f} s){by}", flush=True)
+    return verdict
+
+
+def report(mutants: dict[str, Mutant], verdicts: list[Verdict], axes: list[str], wall: float) -> int:
+    rows, problems = [], []
+    for axis in axes:
+        mine = [v for v in verdicts if v.axis == axis]
+        real = [v for v in mine if not v.equivalent]
+        killed = [v for v in real if v.outcome.startswith("killed")]
+        rate = len(killed) / len(real) if real else 1.0
+        own = sum(v.outcome == "killed" for v in real)
+        counts = [sum(m.axis == axis for m in mutants.values()), len(mine), len(mine) - len(real), len(real)]
+        rows.append([axis, *counts, own, len(killed) - own, len(real) - len(killed), f"{rate:.0%}"])
+        if rate < GOAL:
+            problems.append(f"{axis}: kill rate {rate:.0%} under the goal {GOAL:.0%}")
+    headers = ["axis", "derived", "run", "equivalent", "not", "killed", "by another", "survived", "kill rate"]
+    print("\n" + common.table(headers, rows))
+    survivors = [v for v in verdicts if v.outcome == "survived"]
+    print(f"\nsurvivors ({len(survivors)}):" if survivors else "\nsurvivors: none")
+    for verdict in survivors:
+        print(f"  {verdict.name}: no check kills it; it breaks {', '.join(mutants[verdict.name].breaks)}")
+        problems.append(f"{verdict.name} survived")
+    equivalents = [v for v in verdicts if v.equivalent]
+    print(f"\nequivalent mutants ({len(equivalents)}), each passed by the checks of the rules read:")
+    for verdict in equivalents:
+        one = mutants[verdict.name]
+        print(
+            f"  {verdict.outcome:6} {verdict.name} ({', '.join(verdict.runs)}; {', '.join(one.read)} read): "
+            f"{one.equivalent}"
+        )
+        if verdict.outcome == "WRONG":
+            problems.append(f"{verdict.name} is equivalent, yet {verdict.by[0]} fails it: a wrong verdict of the kit")
+    minutes = wall / 60
+    print(f"\nwall time: {minutes:.1f} min for {len(verdicts)} mutants")
+    common.print_problems(problems, f"every axis at {GOAL:.0%} or above; every equivalent mutant passed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
