@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mutation_score", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="six mutants an axis, equivalents on their own rules only")
-    parser.add_argument("--sample", type=int, help="mutants an axis at most, seeded (0: all; default 60; quick 6)")
+    parser.add_argument("--sample", type=int, default=60, help="mutants an axis at most, seeded (0: all; default 60)")
     parser.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--axis", action="append", choices=list(AXES), help="only this axis (repeatable)")
@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         action=argparse.BooleanOptionalAction,
         help="run the whole suites against each equivalent mutant too (default: yes; quick: no)",
     )
-    args = common.parse(parser, argv, defaults={"sample": (6, 60)})
+    args = parser.parse_args(argv)
+    if args.quick and "--sample" not in " ".join(argv):
+        args.sample = 6
     if args.equivalents_full is None:
         args.equivalents_full = not args.quick
     common.print_heading("benchmarks.mutation_score", argv)

@@ -12,15 +12,18 @@ the rule of the field itself (below) where that requirement lists the channel am
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.reference_agent.delivery import Webhooks
+from nylorun_a2a_kit.reference_agent.extensions import Disclosure
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.mutants import operators
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
+from nylorun_a2a_kit.reference_agent.push import PushConfigs
 from nylorun_a2a_kit.schemas.places import places
 
 # Each extension's data as the Agent answers it: the definition in its schema, and the locations it rides.
@@ -61,14 +64,58 @@ RULES: dict[tuple[str, str, str], tuple[str, ...]] = {
 
 
 def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
-    """The channel axis: every field × operator × channel of the profile's data, then the feed's turn."""
+    """The channel axis: every field × operator × channel of the profile's data, the messages that carry it and
+    the callers it is shown to on each channel, then the feed's turn."""
     for extension, (definition, locations) in DATA.items():
         uri = schemas.extension_uri(extension)
         for field in operators.fields(extension, definition):
             for operator in field.operators:
                 for channel in CHANNELS:
                     yield _data_mutant(requirements, extension, uri, locations, field, operator, channel)
+    for channel in CHANNELS:
+        yield mutant(
+            f"channel/message.extensions/uris-dropped@{channel}",
+            f"a message with the profile's data lists none of its URIs in extensions, on {channel} only",
+            _on_channel(channel, _uris_unlisted),
+            breaks=("EXT-04",),
+        )
+        yield mutant(
+            f"channel/core-caller/data-shown@{channel}",
+            f"a caller that activated no extension is shown the profile's data, on {channel} only",
+            _shown_to_core(channel),
+            breaks=("TIER-04",),
+        )
     yield from _feed_mutants()
+
+
+def _uris_unlisted(method: str, result: Any) -> Any:
+    result = copy.deepcopy(result)
+    for _where, location, holder in places(method, result):
+        if location == "agent-message" and isinstance(holder.get("extensions"), list):
+            kept = [uri for uri in holder["extensions"] if uri not in schemas.extensions()]
+            if kept:
+                holder["extensions"] = kept
+            else:
+                holder.pop("extensions")
+    return result
+
+
+class _ShownToEveryConfig(PushConfigs):
+    def deliverable(self, task_id: str) -> list[Any]:
+        every = frozenset(schemas.extensions())
+        return [c if c.extensions else dataclasses.replace(c, extensions=every) for c in super().deliverable(task_id)]
+
+
+def _shown_to_core(channel: str) -> type:
+    if channel == "push":
+        return _ShownToEveryConfig
+    method = ANSWERED_ON[channel]
+
+    def visible(self, name: str, result: Any, active: frozenset[str]) -> Any:
+        shown = frozenset(schemas.extensions()) if name == method and not active else active
+        return Disclosure.visible(self, name, result, shown)
+
+    return type("ShownToCore", (Disclosure,), {"visible": visible})
 
 
 def _data_mutant(requirements, extension, uri, locations, field, operator, channel) -> Mutant:
@@ -141,19 +188,18 @@ FEED_RULES = {
         "altered",
         ("FEED-01", "FEED-06", "FEED-09"),
         "turnId is the turn's opaque name: the kit finds a turn by its a2a taskId, and no rule "
-        "of the client page ties the two (FEED-01..09 read)",
+        "of the client page ties the two",
     ),
     "changedAt": (
         "shifted",
         ("FEED-03", "FEED-09"),
         "changedAt is when the turn changed on the Runtime's own clock: no rule ties it to the "
-        "task's status timestamp, and a shift of every turn keeps their order (FEED-03, FEED-09 read)",
+        "task's status timestamp, and a shift of every turn keeps their order",
     ),
     "startedAt": (
         "shifted",
         ("FEED-06", "FEED-09"),
-        "startedAt is the Runtime's own time: a shift of every turn keeps a session's turns "
-        "in their order (FEED-06, FEED-09 read)",
+        "startedAt is the Runtime's own time: a shift of every turn keeps a session's turns in their order",
     ),
 }
 STATUSES = schemas.resolve("feed/Turn.json")["properties"]["status"]["enum"]
