@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
+from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import REPO, Verdicts, run_once, run_suites, shared_dir
 
@@ -137,12 +138,32 @@ def test_fault_is_caught_by_its_requirements(fault_runs, fault: str):
     assert not verdicts.with_outcome("error"), f"checks errored instead of failing: {verdicts.with_outcome('error')}"
 
 
-def test_every_check_fails_under_some_fault(fault_runs):
-    """Not only every requirement: every single check is shown failing by at least one fault."""
-    checks = set(fault_runs[CLEAN].result().outcomes)
+def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
+    """Not only every requirement: every single check is shown failing by at least one fault, or by one of the
+    mutants derived for its requirement (run here only for the checks no fault fails, until each has failed)."""
+    clean = fault_runs[CLEAN].result()
+    checks = set(clean.outcomes)
     failing = {test for fault in FAULTS for test in fault_runs[fault].result().with_outcome("failed")}
     assert checks, "no checks ran"
-    assert not sorted(checks - failing), f"checks that no fault makes fail: {sorted(checks - failing)}"
+    unfailed = checks - failing
+    pending = [m for m in mutants.catalog().values() if m.breaks]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        while unfailed and pending:
+            batch = []
+            while pending and len(batch) < 4:
+                one = pending.pop(0)
+                if any(set(clean.requirements.get(t, [])) & set(one.breaks) for t in unfailed):
+                    batch.append(one)
+            for verdicts in pool.map(lambda one: _mutant_run(tmp_path, one), batch):
+                unfailed -= set(verdicts.with_outcome("failed"))
+    assert not sorted(unfailed), f"checks that no fault or mutant makes fail: {sorted(unfailed)}"
+
+
+def _mutant_run(tmp_path, one) -> Verdicts:
+    where = tmp_path / one.name.replace("/", "_").replace("@", "-")
+    where.mkdir(parents=True, exist_ok=True)
+    arguments = [f"--a2a-reference-mutant={one.name}", f"--a2a-req={','.join(one.breaks)}", "--a2a-strict-should=yes"]
+    return run_suites(where, *arguments, "--a2a-property-profile=quick", *one.run_with, lean=True)
 
 
 # Faults whose behaviour is a right reading where A2A leaves the point open: they fail only under the option

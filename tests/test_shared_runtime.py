@@ -1,9 +1,10 @@
 """A Runtime that is not fresh: full of earlier runs' history, and shared by two runs at once.
 
 The reference agent runs in a process of its own on a database seeded with earlier tasks and turns of the
-kit's own subjects (as a staging Runtime holds every earlier release check's). One run of the suites against
-it alone gives the verdicts; two runs started together against it, with the same key and subjects (each
-with its own push receivers), must each give the very same verdicts.
+kit's own subjects (as a staging Runtime holds every earlier release check's). One run of the checks of what
+runs share on a Runtime (the subject's listings and feed, paging, isolation, queues, the rate limit, push and
+idempotency) against it alone gives the verdicts; two such runs started together against it, with the same key
+and subjects (each with its own push receivers), must each give the very same verdicts.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 from benchmarks.scale.seeding import History, seed
 from nylorun_a2a_kit.fixtures.gate.example_agent import example_agent
+from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
 from nylorun_a2a_kit.fixtures.target import embedded
 from tests.suite_runs import Verdicts, run_suites
 
@@ -23,6 +25,18 @@ pytestmark = pytest.mark.slow
 
 SUBJECTS = ("a2a:conformance", embedded.OTHER_SUBJECT, "a2a:someone-else")
 WORKERS = 2
+# What two runs share on one Runtime: the subject's listings and feed, its paging, isolation, queues, the rate
+# limit, push configs of their own tasks, idempotency keys (the whole gate beside a load: benchmarks.beside_load).
+SHARED = (
+    "--a2a-req="
+    + ",".join(
+        r.id
+        for r in requirements.load().values()
+        if r.id.split("-")[0] in ("FEED", "LIST", "PAGE", "ISO", "QUEUE", "AUTH")
+        or r.id in ("PUSH-05", "PUSH-08", "PUSH-15", "TASK-14", "SEND-04", "SEND-05")
+    ),
+    "--a2a-enforce-claim=no",
+)
 
 
 def _run(where: Path, agent, first_port: int, *args: str) -> Verdicts:
@@ -35,10 +49,11 @@ def test_two_runs_at_once_give_the_verdicts_of_a_lone_run(tmp_path):
     db = tmp_path / "agent.sqlite3"
     seed(db, History(3000, "support", SUBJECTS))
     with example_agent(0, db=db) as agent:
-        alone = _run(tmp_path / "alone", agent, 0)
+        alone = _run(tmp_path / "alone", agent, 0, *SHARED)
         assert alone.returncode == 0 and alone.outcomes, alone.output[-3000:]
         with ThreadPoolExecutor(max_workers=2) as pool:
-            first, second = pool.map(lambda slot: _run(tmp_path / f"at-once-{slot}", agent, slot * WORKERS), (1, 2))
+            at_once = pool.map(lambda slot: _run(tmp_path / f"at-once-{slot}", agent, slot * WORKERS, *SHARED), (1, 2))
+            first, second = list(at_once)
     for verdicts in (first, second):
         differ = {
             check: (alone.outcomes.get(check), verdicts.outcomes.get(check))
