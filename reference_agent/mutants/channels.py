@@ -73,6 +73,13 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
                 for channel in CHANNELS:
                     yield _data_mutant(requirements, extension, uri, locations, field, operator, channel)
     for channel in CHANNELS:
+        # The one rule the progress/v1 schema holds itself (maxItems 20): broken on one channel, PROG-01's own.
+        yield mutant(
+            f"channel/progress.steps/past-20@{channel}",
+            f"a plan shows more than 20 steps on {channel} only",
+            _on_channel(channel, _rewriter(schemas.extension_uri("progress"), DATA["progress"][1], (), _PAST_20)),
+            breaks=("PROG-01",),
+        )
         yield mutant(
             f"channel/message.extensions/uris-dropped@{channel}",
             f"a message with the profile's data lists none of its URIs in extensions, on {channel} only",
@@ -86,6 +93,16 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
             breaks=("TIER-04",),
         )
     yield from _feed_mutants()
+
+
+def _past_20(plan: Any) -> Any:
+    steps = list((plan or {}).get("steps") or [])
+    while steps and len(steps) <= 20:
+        steps.append({**steps[-1], "label": f"{steps[-1].get('label', 'Step')} (again)"})
+    return {**plan, "steps": steps} if steps else plan
+
+
+_PAST_20 = operators.Operator("past-20", _past_20)
 
 
 def _uris_unlisted(method: str, result: Any) -> Any:
