@@ -105,6 +105,7 @@ def _served_alike(a2a_client: A2AClient, method: str, requirement: str, spelling
     call = methods.Harmless(method)
     headers = methods.respelled(call.headers(a2a_client), HEADER_OF[requirement], axes.kind(spelling))
     exchange = a2a_client.post(call.body(), method=method, headers=headers)
+    exchange.no_response_if_server_failed()  # no Response at all is ERR-14's
     if exchange.status != 200 or not looks_like_jsonrpc(exchange):
         exchange.fail(f"{spelling} is the same credential (RFC 9110 §5.1, §11.1): {method} must serve it")
     if _answer(exchange) != _answer(methods.Harmless(method, missing=call.missing).send(a2a_client)):

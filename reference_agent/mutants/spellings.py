@@ -68,20 +68,26 @@ def _header_lower_case(subject: str, requirement: str) -> list[Built]:
                 None,
             )
         ]
-    equivalent = None
-    if subject == "Nylorun-Scopes":
-        equivalent = (
-            "the kit sends the default scopes, sessions:own: a request whose scopes are read as absent is "
-            "served with the same ones (AUTH-04)"
-        )
-    return [
-        (
-            f"request.{subject}/lower-case-ignored",
-            f"{subject} written in lower case is read as no {subject}",
-            _dropped_unless_spelt(subject),
-            equivalent,
-        )
-    ]
+    ignored = (
+        f"request.{subject}/lower-case-ignored",
+        f"{subject} written in lower case is read as no {subject}",
+        _dropped_unless_spelt(subject),
+        None,
+    )
+    if subject != "Nylorun-Scopes":
+        return [ignored]
+    # Read as absent, the scopes are the default, sessions:own: what the kit sends anyway. Refused, they are not.
+    default = (
+        "the kit sends the default scopes, sessions:own: a request whose scopes are read as absent is served with "
+        "the same ones"
+    )
+    refused = (
+        f"request.{subject}/lower-case-refused",
+        f"a request with {subject} written in lower case is refused (400)",
+        _refused_unless(lambda r: _raw_name(r, subject) in (None, subject), status=400),
+        None,
+    )
+    return [(*ignored[:3], default), refused]
 
 
 def _header_capitalized(subject: str, requirement: str) -> list[Built]:
@@ -300,12 +306,12 @@ def _headers_dropped_unless(name: str, kept: Callable[[web.Request], bool]) -> M
     return factory
 
 
-def _refused_unless(served: Callable[[web.Request], bool]) -> MiddlewareFactory:
+def _refused_unless(served: Callable[[web.Request], bool], status: int = 415) -> MiddlewareFactory:
     def factory(config: Any) -> Callable[..., Any]:
         @web.middleware
         async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
             if request.method == "POST" and request.match_info.route.name == RPC_ROUTE and not served(request):
-                return web.Response(status=415, text="415 Unsupported Media Type")
+                return web.Response(status=status, text=f"{status} refused")
             return await handler(request)
 
         return middleware
