@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from nylorun_a2a_kit.fixtures.plugin.verdicts import SHOULD_NOT_MET as SHOULD_WORDING
+
 REPO = Path(__file__).resolve().parent.parent
 SUITES = REPO / "suites"
 
 
 SHOULD_NOT_MET = "should-not-met"
-SHOULD_NOT_MET_MESSAGE = "(SHOULD) not met"  # fixtures/plugin/verdicts.py words a SHOULD-level failure so
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Verdicts:
         """The outcomes as the peers' verdicts keep them: a SHOULD not met (reported as an expected failure,
         which JUnit writes as a skip) is ``should-not-met``, never mistaken for a check not applicable."""
         return {
-            test: SHOULD_NOT_MET if outcome == "skipped" and SHOULD_NOT_MET_MESSAGE in self.messages[test] else outcome
+            test: SHOULD_NOT_MET if outcome == "skipped" and SHOULD_WORDING in self.messages[test] else outcome
             for test, outcome in sorted(self.outcomes.items())
         }
 
