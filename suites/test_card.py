@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import fetch
+from nylorun_a2a_kit.fixtures.client import fetch, http_client
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
 
@@ -22,7 +21,7 @@ ENTITY_TAG = re.compile(r'^(W/)?"[\x21\x23-\x7e\x80-\xff]*"$')
 
 @pytest.fixture(scope="module")
 def card_exchange(a2a_target: Target):
-    with httpx.Client() as http:
+    with http_client() as http:
         return fetch(http, a2a_target.card_url, headers={"Accept": "application/json"}, timeout_s=a2a_target.timeout_s)
 
 
@@ -116,7 +115,7 @@ def test_profile_extension_is_declared_optional(a2a_target: Target, card_exchang
 def test_runtime_card_endpoint_serves_the_card(a2a_target: Target):
     if a2a_target.runtime is None:
         not_applicable("the target is not a Runtime endpoint (…/v1/a2a/agents/{agentId})")
-    with httpx.Client() as http:
+    with http_client() as http:
         exchange = fetch(http, a2a_target.url + "/card", timeout_s=a2a_target.timeout_s)
     card = _card(exchange)
     try:
@@ -151,7 +150,7 @@ def test_card_answer_carries_a_stable_etag(a2a_target: Target, card_exchange):
     if not ENTITY_TAG.match(etag):
         what = f"{etag!r} is not an entity-tag" if etag else "no ETag"
         card_exchange.fail(f"the Agent Card's answer should carry an ETag (A2A §8.6.1): {what}")
-    with httpx.Client() as http:
+    with http_client() as http:
         again = fetch(http, a2a_target.card_url, headers={"Accept": "application/json"}, timeout_s=a2a_target.timeout_s)
     _card(again)
     if again.response_body == card_exchange.response_body and again.response_headers.get("etag", "").strip() != etag:
