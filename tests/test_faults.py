@@ -1,12 +1,10 @@
 """Every check can fail: the suites pass against the clean reference agent and fail under each fault.
 
-Each fault's run is a subprocess against an embedded reference agent started with that fault. The runs
-are started together, a few at a time, when the session first needs them; the checks below then read
-their verdicts. Under xdist every worker's session wants every run, so the runs are shared: each one is
-claimed with a file lock in a directory all workers of the session see, run once, and its verdicts written
-there for the others (``xdist_group`` would keep them on one worker, but it does not group under pytest 9.2
-with xdist 3.8: pytest-dev/pytest-xdist#1386). Workers take the runs in different orders, so they rarely
-wait for each other.
+Each fault's run is a warm run (forked by the session's run server) against an embedded reference agent
+started with that fault. The session asks for every run at once when it first needs them, the clean run (the
+longest) first, and the server runs them as the cores allow; the checks below then read their outcomes. Under
+xdist every worker's session wants every run, so the runs are shared: each one is made once for the session
+(:func:`runs.once`) and read by the others.
 """
 
 from __future__ import annotations
@@ -36,12 +34,11 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
             callspec = getattr(item, "callspec", None)
             wanted |= {callspec.params["fault"]} if callspec else set(FAULTS)
     root = shared_dir(tmp_path_factory, "fault-runs")
-    pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
 
     def run(fault: str) -> Verdicts:
         where = root / (fault.strip("()") or "clean")
         if fault == CLEAN:
-            return run_suites(where, lean=True)
+            return run_suites(where, lean=True, priority=COSTS.get(CLEAN, 60))
         if fault == PUSH_OFF:
             return run_suites(where, "--a2a-reference-push=off", "--a2a-req=PUSH-03,PUSH-04", lean=True)
         # Under a fault every broken requirement must fail, SHOULD-level ones included.
@@ -52,22 +49,38 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
             "--a2a-property-profile=quick",  # pass or fail is the verdict here; shrinking adds minutes
             *FAULTS[fault].run_with,
         )
-        return run_suites(where, *args, lean=True)
+        return run_suites(where, *args, lean=True, priority=COSTS.get(fault, 1))
 
+    # A thread per run only waits (on the server, or on the process of the session that makes the run): the
+    # server sees every run at once and orders them.
+    pool = ThreadPoolExecutor(max_workers=len(wanted))
     runs = {
         fault: pool.submit(run_once, root, fault.strip("()") or "clean", lambda fault=fault: run(fault))
-        for fault in _in_worker_order(sorted(wanted))
+        for fault in _in_worker_order(sorted(wanted, key=lambda f: f != CLEAN))
     }
     yield runs
     pool.shutdown(wait=True, cancel_futures=True)
+    if os.environ.get("NYLORUN_UPDATE_RUN_COSTS") == "1" and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        took = {f: round(r.result().seconds) for f, r in runs.items() if r.done() and not r.exception()}
+        document = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
+        document["faults"] = {f: s for f, s in sorted(took.items()) if s >= 3}
+        COSTS_FILE.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+# How long each of the longer runs took (tests/run_costs.json): the server starts the longest first, so that
+# none of them is left to run alone at the end.
+COSTS_FILE = REPO / "tests" / "run_costs.json"
+COSTS: dict[str, float] = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["faults"]
 
 
 def _in_worker_order(runs: list[str]) -> list[str]:
-    """The runs, rotated by the xdist worker's index so that workers start on different runs."""
+    """The runs, the first kept first and the rest rotated by the xdist worker's index, so that workers ask
+    for different runs first."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    shift = len(runs) * (int(worker) if worker.isdigit() else 0) // max(1, count)
-    return runs[shift:] + runs[:shift]
+    first, rest = runs[:1], runs[1:]
+    shift = len(rest) * (int(worker) if worker.isdigit() else 0) // max(1, count)
+    return first + rest[shift:] + rest[:shift]
 
 
 # With push on, the checks of an Agent without push do not apply; they run in the push-off run below. The
@@ -148,16 +161,19 @@ def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
     assert checks, "no checks ran"
     unfailed = checks - failing
     pending = _firsts_of_each_kind_first(m for m in mutants.catalog().values() if m.breaks)
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=MUTANTS_AT_ONCE) as pool:
         while unfailed and pending:
             batch = []
-            while pending and len(batch) < 4:
+            while pending and len(batch) < MUTANTS_AT_ONCE:
                 one = pending.pop(0)
                 if any(set(clean.requirements.get(t, [])) & set(one.breaks) for t in unfailed):
                     batch.append(one)
             for verdicts in pool.map(lambda one: _mutant_run(tmp_path, one), batch):
                 unfailed -= set(verdicts.with_outcome("failed"))
     assert not sorted(unfailed), f"checks that no fault or mutant makes fail: {sorted(unfailed)}"
+
+
+MUTANTS_AT_ONCE = 8  # asked of the run server together; it runs them as the cores allow
 
 
 def _firsts_of_each_kind_first(derived) -> list:
