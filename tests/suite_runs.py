@@ -16,7 +16,17 @@ REPO = Path(__file__).resolve().parent.parent
 SUITES = REPO / "suites"
 Verdicts = Outcomes
 
-__all__ = ["REPO", "SHOULD_NOT_MET", "SUITES", "Verdicts", "read_outcomes", "run_once", "run_suites", "shared_dir"]
+__all__ = [
+    "REPO",
+    "SHOULD_NOT_MET",
+    "SUITES",
+    "Verdicts",
+    "clean_run",
+    "read_outcomes",
+    "run_once",
+    "run_suites",
+    "shared_dir",
+]
 
 
 def run_suites(
@@ -45,6 +55,15 @@ def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
 def run_once(shared: Path, name: str, run: Callable[[], Outcomes]) -> Outcomes:
     """``run()``'s outcomes, made once for the whole session (see :func:`runs.once`)."""
     return runs.once(shared, name, run)
+
+
+def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Outcomes:
+    """The whole suites against the embedded reference agent, with no option: run once for the whole session."""
+    where = shared_dir(tmp_path_factory, "runs")
+    return run_once(where, "clean", lambda: run_suites(where / "clean", lean=True, priority=CLEAN_COST_S))
+
+
+CLEAN_COST_S = 60  # about what the clean run takes: the server starts it before shorter runs
 
 
 def read_outcomes(path: Path) -> dict[str, str]:

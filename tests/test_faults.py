@@ -18,7 +18,7 @@ import pytest
 
 from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
-from tests.suite_runs import REPO, Verdicts, run_once, run_suites, shared_dir
+from tests.suite_runs import REPO, Verdicts, clean_run, run_once, run_suites, shared_dir
 
 pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
 
@@ -37,8 +37,6 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
 
     def run(fault: str) -> Verdicts:
         where = root / (fault.strip("()") or "clean")
-        if fault == CLEAN:
-            return run_suites(where, lean=True, priority=COSTS.get(CLEAN, 60))
         if fault == PUSH_OFF:
             return run_suites(where, "--a2a-reference-push=off", "--a2a-req=PUSH-03,PUSH-04", lean=True)
         # Under a fault every broken requirement must fail, SHOULD-level ones included.
@@ -55,9 +53,10 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
     # server sees every run at once and orders them.
     pool = ThreadPoolExecutor(max_workers=len(wanted))
     runs = {
-        fault: pool.submit(run_once, root, fault.strip("()") or "clean", lambda fault=fault: run(fault))
-        for fault in _in_worker_order(sorted(wanted, key=lambda f: f != CLEAN))
+        fault: pool.submit(run_once, root, fault.strip("()"), lambda fault=fault: run(fault))
+        for fault in _in_worker_order(sorted(wanted - {CLEAN}))
     }
+    runs[CLEAN] = pool.submit(clean_run, tmp_path_factory)
     yield runs
     pool.shutdown(wait=True, cancel_futures=True)
     if os.environ.get("NYLORUN_UPDATE_RUN_COSTS") == "1" and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
@@ -74,13 +73,11 @@ COSTS: dict[str, float] = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["fa
 
 
 def _in_worker_order(runs: list[str]) -> list[str]:
-    """The runs, the first kept first and the rest rotated by the xdist worker's index, so that workers ask
-    for different runs first."""
+    """The runs, rotated by the xdist worker's index, so that workers ask for different runs first."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    first, rest = runs[:1], runs[1:]
-    shift = len(rest) * (int(worker) if worker.isdigit() else 0) // max(1, count)
-    return first + rest[shift:] + rest[:shift]
+    shift = len(runs) * (int(worker) if worker.isdigit() else 0) // max(1, count)
+    return runs[shift:] + runs[:shift]
 
 
 # With push on, the checks of an Agent without push do not apply; they run in the push-off run below. The
@@ -173,7 +170,7 @@ def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
     assert not sorted(unfailed), f"checks that no fault or mutant makes fail: {sorted(unfailed)}"
 
 
-MUTANTS_AT_ONCE = 8  # asked of the run server together; it runs them as the cores allow
+MUTANTS_AT_ONCE = 16  # asked of the run server together; it runs them as the cores allow
 
 
 def _firsts_of_each_kind_first(derived) -> list:

@@ -23,7 +23,7 @@ from nylorun_a2a_kit.fixtures.push import free_port, free_ports
 from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
 from tests.silent_target import relay_that_goes_silent
-from tests.suite_runs import REPO, run_suites
+from tests.suite_runs import REPO, clean_run, run_suites
 
 USAGE_ERROR = 4
 STARTUP_S = 15  # two workers starting, and the checks that ran before the target went silent
@@ -259,8 +259,8 @@ EMBEDDED_ONLY = (
 
 
 @pytest.mark.slow
-def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path):
-    embedded = run_suites(tmp_path)
+def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path, tmp_path_factory):
+    embedded = clean_run(tmp_path_factory)
     secret = "whsec_" + base64.b64encode(b"s" * 32).decode()
     port, closed, refused = free_port(), free_port(), free_port()
     agent_args = [

@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import Exchange, sse
-from nylorun_a2a_kit.fixtures.gate.cli import _kit_args, _positional
+from nylorun_a2a_kit.fixtures.gate.cli import _kit_args
+from nylorun_a2a_kit.fixtures.gate.command import positional
 from nylorun_a2a_kit.fixtures.plugin import failures
 from nylorun_a2a_kit.fixtures.push import worker_public_url
 from nylorun_a2a_kit.schemas import ShapeViolation
@@ -88,7 +89,7 @@ def test_each_worker_publishes_its_own_receiver_port(public, expected):
     ],
 )
 def test_the_gate_adds_the_suites_unless_a_path_names_checks(tmp_path, args, adds_the_suites):
-    assert ("nylorun_a2a_kit.suites" in _kit_args(tmp_path, args)[:5]) == adds_the_suites, _positional(args)
+    assert ("nylorun_a2a_kit.suites" in _kit_args(tmp_path, args)) == adds_the_suites, positional(args)
 
 
 def _task(state: str, task_id: str = "t-1") -> dict:
