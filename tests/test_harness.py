@@ -152,7 +152,6 @@ def test_a_target_that_goes_silent_stops_the_run_fast_without_a_verdict(tmp_path
         agent_process(tmp_path / "agent.sqlite3", "--key", "kit-key") as base,
         relay_that_goes_silent(base, answered_posts=6) as relay,
     ):
-        started = time.monotonic()
         verdicts = run_suites(
             tmp_path,
             f"--target-url={relay}/v1/a2a/agents/support",
@@ -161,7 +160,7 @@ def test_a_target_that_goes_silent_stops_the_run_fast_without_a_verdict(tmp_path
             f"--junitxml={junit}",
             timeout_s=300,
         )
-        took = time.monotonic() - started
+        took = verdicts.seconds  # from the run's start: not its time in the run server's queue
     assert verdicts.returncode == USAGE_ERROR, verdicts.output[-3000:]
     assert took < TIMEOUT_S + silence.PROBE_S + STARTUP_S, f"the run took {took:.0f} s to see the target stopped"
     [line] = [line for line in verdicts.output.splitlines() if "stopped answering at" in line]

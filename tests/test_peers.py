@@ -175,9 +175,7 @@ def test_plain_peer_verdicts_do_not_depend_on_order(tmp_path, name):
                 timeout_s=900,
             )
         assert shuffled.outcomes, shuffled.output[-3000:]
-        assert f"shuffle seed: {seed}" in shuffled.output and list(shuffled.outcomes) != sorted(expected), (
-            "not shuffled"
-        )
+        assert order_file.is_file() and order_file.read_text().strip(), "the run was not shuffled"
         return [f"seed {seed}: {line}" for line in order_differences(expected, shuffled)]
 
     with ThreadPoolExecutor(max_workers=len(SHUFFLE_SEEDS)) as pool:  # the run server runs them as it can
