@@ -3,7 +3,9 @@ runs are forked warm by the session's server, tests/conftest.py), and shared by 
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +24,7 @@ __all__ = [
     "SUITES",
     "Verdicts",
     "clean_run",
+    "made_once",
     "read_outcomes",
     "run_once",
     "run_suites",
@@ -50,6 +53,20 @@ def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     where = base / name
     where.mkdir(parents=True, exist_ok=True)
     return where
+
+
+def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``shared/name``, filled by ``make(folder)`` once for the whole session: the first process to
+    ask makes it holding a lock the others wait on; one that died before it finished leaves it to the next."""
+    folder, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            make(folder)
+            done.touch()
+    return folder
 
 
 def run_once(shared: Path, name: str, run: Callable[[], Outcomes]) -> Outcomes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import venv
 from pathlib import Path
@@ -21,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent_process import listening_process
-from tests.suite_runs import read_outcomes, run_suites
-from tests.wheel import build_wheel
+from tests.suite_runs import made_once, read_outcomes, run_suites, shared_dir
+from tests.wheel import session_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -67,11 +68,23 @@ link = "https://tracker.example/runtime/7"
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> dict[str, Path]:
-    """A wheel of the kit, installed into a fresh virtual environment beside a project of its own."""
-    root = tmp_path_factory.mktemp("installed")
-    wheel = build_wheel(root)
+    """A wheel of the kit, installed into a fresh virtual environment beside a project of its own (made once for
+    the whole session; the tests only read it)."""
+    root = made_once(
+        shared_dir(tmp_path_factory, "installed"), "kit", lambda root: _install(root, session_wheel(tmp_path_factory))
+    )
+    environment = root / "venv"
+    return {
+        "python": environment / "bin" / "python",
+        "bin": environment / "bin",
+        "project": root / "project",
+        "root": root,
+    }
+
+
+def _install(root: Path, wheel: Path) -> None:
     environment = root / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
@@ -90,7 +103,6 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     )
     (project / "reports" / "known-failures").mkdir(parents=True)
     (project / "reports" / "known-failures" / "rc1.toml").write_text(LISTED, encoding="utf-8")
-    return {"python": python, "bin": environment / "bin", "project": project, "root": root}
 
 
 def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -143,7 +155,8 @@ def test_the_projects_own_test_run_is_unchanged(installed):
 
 
 def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
-    project, bin_dir = installed["project"], installed["bin"]
+    project, bin_dir = tmp_path / "project", installed["bin"]
+    shutil.copytree(installed["project"], project)  # its runs write into the project: a copy of the session's
     embedded = run_suites(tmp_path, f"--a2a-reference-fault={FAULT}", CHECKED, "-p", "no:randomly")
     assert embedded.outcomes, embedded.output[-3000:]
     agent = [

@@ -20,7 +20,7 @@ import pytest
 from nylorun_a2a_kit.fixtures.gate.allure import allure_command
 from tests.suite_runs import REPO
 from tests.test_secrets import _encodings
-from tests.wheel import build_wheel
+from tests.wheel import session_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -58,13 +58,13 @@ def test_the_workflow_runs_the_rehearsed_gate_to_the_letter():
     assert workflow_gate_step(text) == rehearsal_blocks(text)[-1], "the workflow's gate step is not the rehearsal's"
 
 
-def test_the_rehearsal_as_written_gives_a_release_that_is_not_blocked(tmp_path):
+def test_the_rehearsal_as_written_gives_a_release_that_is_not_blocked(tmp_path, tmp_path_factory):
     blocks = rehearsal_blocks(PAGE.read_text(encoding="utf-8"))
     assert len(blocks) >= 4 and "nylorun-a2a-release" in blocks[-1], blocks
     work = tmp_path / "runtime-repo"
     work.mkdir()
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
-    environment["NYLORUN_A2A_KIT"] = str(build_wheel(tmp_path))
+    environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
     if allure_command():
         environment["NYLORUN_ALLURE"] = allure_command()[0]
     script = "set -euo pipefail\n" + "\n".join(blocks)

@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.suite_runs import REPO
+import pytest
+
+from tests.suite_runs import REPO, made_once, shared_dir
 
 COPY_IGNORED = (
     ".git",
@@ -21,6 +23,12 @@ COPY_IGNORED = (
     "__pycache__",
     ".tox",
 )
+
+
+def session_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kit's wheel, built once for the whole test session."""
+    [wheel] = made_once(shared_dir(tmp_path_factory, "wheel"), "built", build_wheel).glob("dist/*.whl")
+    return wheel
 
 
 def build_wheel(root: Path) -> Path:
