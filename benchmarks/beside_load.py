@@ -1,7 +1,7 @@
 """A gate beside other callers: the gate against the reference agent while a load client works the same Runtime.
 
 The reference agent runs as the gate's example agent does (a process of its own, push on a test clock), on a
-database holding ``--history`` earlier tasks of the kit's subjects and Tenant (``benchmarks.scale.seeding``).
+database holding ``--history`` earlier tasks of the kit's subjects and Tenant (``tests/history.py``).
 The gate runs against it twice, one run after the other: alone, then while ``--clients`` load clients
 (``benchmarks.load``'s mix: blocking and immediate sends, slow tasks, retries, GetTask, ListTasks, cancels,
 malformed requests) work the same agent with the same key, half of them as the kit's own subject and half as
@@ -22,8 +22,8 @@ import threading
 from benchmarks import common, servers
 from benchmarks.history_growth import SUBJECTS, GateRun, run_gate
 from benchmarks.load.clients import Client, Tally, one_request, session
-from benchmarks.scale.seeding import History, seed
 from nylorun_a2a_kit.fixtures.gate.example_agent import example_agent
+from tests.history import History, seed
 
 
 class Load:

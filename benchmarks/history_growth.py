@@ -1,6 +1,6 @@
 """History growth: the gate against the reference agent holding 0, 10,000 and 100,000 earlier tasks and turns.
 
-For each size a database is seeded (``benchmarks.scale.seeding``): the kit's subject, its second subject and a
+For each size a database is seeded (``tests/history.py``): the kit's subject, its second subject and a
 third caller of the same Tenant take turns, each earlier task an ended turn in one of 500 old conversations of
 its subject, as a staging Runtime holds every earlier release check's. The reference agent is started on it as
 the gate's example agent is (a process of its own, push on a test clock, the kit's credentials), and the gate
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import common
-from benchmarks.scale.seeding import History, seed
 from benchmarks.suite_speed import Case, logged_to, parse_junit
 from nylorun_a2a_kit.fixtures.gate.example_agent import ExampleAgent, example_agent
 from nylorun_a2a_kit.fixtures.target import embedded
+from tests.history import History, seed
 
 GATE = Path(sys.executable).parent / "nylorun-a2a-release"
 SUBJECTS = ("a2a:conformance", embedded.OTHER_SUBJECT, "a2a:another-caller")

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.scale.seeding import History, seed
 from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.requirements.outcomes import Unjudged
 from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition
@@ -18,6 +17,7 @@ from nylorun_a2a_kit.fixtures.scenarios import feed as feed_module
 from nylorun_a2a_kit.reference_agent.app import serve_in_thread
 from nylorun_a2a_kit.reference_agent.config import AgentConfig, KeyGrant
 from nylorun_a2a_kit.reference_agent.store import encode_cursor
+from tests.history import History, seed
 
 EARLIER = 1200  # turns: three pages of 500
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.scale.seeding import History, seed
 from nylorun_a2a_kit.fixtures.gate.example_agent import example_agent
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
 from nylorun_a2a_kit.fixtures.target import embedded
+from tests.history import History, seed
 from tests.suite_runs import Verdicts, run_suites
 
 pytestmark = pytest.mark.slow

@@ -1,6 +1,6 @@
 """Scale: every query the agent serves over 1k, 100k and 1M stored tasks, the agent's memory, push deliveries/s.
 
-Queries: the database is seeded directly into ``reference_agent.store`` (:mod:`.seeding`: two subjects' ended
+Queries: the database is seeded directly into ``reference_agent.store`` (``tests/history.py``: two subjects' ended
 turns spread over old conversations, one in seven failed), then the agent is started on it and a conversation
 of the benchmark's own is made through it (three completed turns, two failed ones), as a check makes one. Each
 case asks 200 times (after 10 warm-up requests, the first checked against what was made): ListTasks under every
@@ -17,6 +17,6 @@ step is timed in-process to say what bounds the rate.
 
     .venv/bin/python -m benchmarks.scale [--quick]
 
-The parts: ``seeding`` (history written into the store), ``queries`` (the requests at each size), ``push``
-(deliveries per second and what each costs), ``__main__`` (the command line and the report).
+The parts: ``queries`` (the requests at each size), ``push`` (deliveries per second and what each costs),
+``__main__`` (the command line and the report).
 """

@@ -1,6 +1,6 @@
 """Every query the client page and the kit make, through the agent, over a store seeded with ``count`` tasks.
 
-The history (:mod:`.seeding`) is two subjects' ended turns in old conversations. On top of it the benchmark
+The history (``tests/history.py``) is two subjects' ended turns in old conversations. On top of it the benchmark
 makes a conversation of its own through the agent, as a check does (three completed turns, then two failed
 ones), and times each request a client or the kit makes about what it made: ListTasks under every filter
 and their combinations, the deepest page of the whole subject, GetTask of its own task and of an old one, and
@@ -22,8 +22,8 @@ from urllib.parse import urlencode
 import httpx
 
 from benchmarks import common, servers
-from benchmarks.scale.seeding import History, seed
 from nylorun_a2a_kit.reference_agent.store import encode_cursor, session_id
+from tests.history import History, seed
 
 AGENT = servers.AGENT_ID
 SUBJECT = "a2a:scale"

@@ -1,5 +1,8 @@
 """History written straight into the reference agent's SQLite store: what a long-lived Runtime holds.
 
+The kit's tests seed a store with it (the change feed's position, a Runtime shared by two runs), and so do the
+benchmarks that measure a store full of history (``benchmarks.scale``, ``benchmarks.history_growth``).
+
 Each earlier task is one ended turn (its user message, its status message, one artifact), in one of a few
 hundred old conversations of its subject, with its status sequence number and a timestamp a millisecond
 after the one before, so it stands in the store as the agent's own tasks do (the ListTasks counts, the
