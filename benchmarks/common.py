@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import platform
 import shlex
@@ -17,22 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from nylorun_a2a_kit.fixtures.push.verify import new_secret  # noqa: F401 - the benchmarks sign with it
+from tests.agent_process import KEY, TERMINAL, reference_headers, rpc  # noqa: F401 - requests to the reference agent
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
-KEY = "kit-key"  # the reference agent's default key: any subject, sessions:own
-TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
-
-
-def reference_headers(subject: str = "bench") -> dict[str, str]:
-    """Everything the reference agent wants on a JSON-RPC request (README: auth, subject, scopes, version)."""
-    return {
-        "Authorization": f"Bearer {KEY}",
-        "Nylorun-Subject": subject,
-        "Nylorun-Scopes": "sessions:own",
-        "A2A-Version": "1.0",
-        "Content-Type": "application/json",
-    }
 
 
 PLAIN_HEADERS = {"A2A-Version": "1.0", "Content-Type": "application/json"}
@@ -146,10 +133,6 @@ def print_problems(problems: Sequence[str], none: str) -> None:
     print("\nproblems:" if problems else f"\n{none}")
     for problem in problems:
         print(f"  - {problem}")
-
-
-def rpc(method: str, params: Any, request_id: Any = 1) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
 
 
 def echo_message(message_id: str, context_id: str | None = None, text: str = "benchmark payload") -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The reference agent survives SIGKILL: nothing it acknowledged is lost when it is killed mid-run and restarted.
 
-One crash, at a small scale (benchmarks/crash.py runs the same at hundreds of tasks): the agent is started
+One crash, at a small scale (benchmarks.crash runs the same at hundreds of tasks): the agent is started
 with push on (a whsec_ secret, the kit's receiver allowed, retry delays × 0.001) and given three kinds of
 unfinished work — slow turns in flight (``scenario slow 3000``, returnImmediately), messages queued behind
 two of them, and echo turns whose every push event got a 503 with ``Retry-After`` on its first attempt —
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.crash import ALLOWED_AFTER_CRASH, Plan, run_crash
+from tests.crash import ALLOWED_AFTER_CRASH, Plan, run_crash
 
 pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
 

@@ -10,7 +10,7 @@ from benchmarks import common
 from benchmarks import crash as package
 from benchmarks.crash.kills import run_random_kills
 from benchmarks.crash.points import CRASH_POINTS, agent_with_crash_point, run_crash_point
-from benchmarks.crash.sigkill import Plan, report, run_crash
+from tests.crash import Outcome, Plan, run_crash
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,6 +95,31 @@ def random_kills(kills: int, tmp: Path) -> bool:
     for task_id, extra in list(result.extra_artifacts.items())[:10]:
         print(f"  {task_id}: {extra} artifact(s) more than its one echo")
     return bool(result.lost_tasks or result.lost_events)
+
+
+def report(out: Outcome) -> list[str]:
+    plan, t = out.plan, out.timings
+    accepted = {k: len(v) for k, v in out.accepted.items() if not k.startswith("context:")}
+    lines = [
+        f"accepted before the kill: {accepted.get('inflight', 0) + accepted.get('busy', 0)} slow tasks in flight "
+        f"({plan.slow_ms} ms), {accepted.get('queued', 0)} queued messages, {accepted.get('pending', 0)} echo tasks "
+        f"with deliveries pending retry; load took {t['load_s']:.2f} s, kill at {t['killed_after_s']:.2f} s",
+        f"at the kill the DB held: tasks {out.at_kill['tasks']}, {out.at_kill['queued_waiting']} queued messages "
+        f"waiting, outbox {out.at_kill['outbox']} ({out.at_kill['pending_retry']} pending retry); receiver: "
+        f"{len(out.pending_at_kill)} deliveries answered 503 and not yet delivered",
+        f"down {t['down_s']:.2f} s; restart → listening {t['listening_s']:.2f} s; → every task ended "
+        f"{t['tasks_done_s']:.2f} s; → every pending delivery delivered {t['pending_delivered_s']:.2f} s; → every "
+        f"event delivered {t['deliveries_done_s']:.2f} s",
+        f"final states: {dict(out.final_states)}; WORKING pushed again after the restart for "
+        f"{out.resumed_working_events} resumed task(s)",
+        f"LOST: tasks {len(out.lost_tasks)}, unfinished {len(out.unfinished_tasks)}, queued {len(out.lost_queued)}, "
+        f"pending deliveries {len(out.lost_pending)}, other events {len(out.lost_events)}; queued taken twice "
+        f"{sum(out.taken_twice.values())}; states not allowed {len(out.disallowed_states)}",
+        f"DUPLICATED deliveries (same webhook-id delivered twice, allowed by at-least-once): {out.duplicates}; "
+        f"deliveries failing verification: {len(out.bad_deliveries)}; strays: {out.strays}",
+    ]
+    lines += [f"  problem: {p}" for p in out.problems()[:20]]
+    return lines
 
 
 if __name__ == "__main__":

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks import common
-from benchmarks.crash import client
-from benchmarks.servers import AgentProcess
-from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver, new_secret
+from tests.agent_process import TERMINAL, AgentProcess
+from tests.crash import client
 
 
 @dataclass
@@ -35,7 +34,7 @@ def run_random_kills(kills: int, workdir: Path, *, senders: int = 4, timeout_s: 
     acknowledged and not counted. At the end every acknowledged task must have ended with every event delivered.
     """
     started = time.time()
-    secret = common.new_secret()
+    secret = new_secret()
     receiver = PushReceiver(secret=secret)
     endpoint = receiver.endpoint()
     db, log = workdir / "kills.sqlite3", workdir / "kills.log"
@@ -111,9 +110,7 @@ def _after_the_kills(
         rpc = client.Rpc(agent.start())
         final = client.wait_settled(rpc, acknowledged, timeout_s)
         rpc.close()
-        lost_tasks = [
-            t for t, task in final.items() if "error" in task or task["status"]["state"] not in common.TERMINAL
-        ]
+        lost_tasks = [t for t, task in final.items() if "error" in task or task["status"]["state"] not in TERMINAL]
         finals = [task for task in final.values() if "error" not in task]
         wanted = {(task["id"], key) for task in finals for key in client.expected_events(task)}
         found = client.wait_deliveries(receiver, [endpoint], client.all_delivered(wanted), timeout_s / 4)

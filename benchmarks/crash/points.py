@@ -13,12 +13,10 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks import common
-from benchmarks.crash import client
-from benchmarks.servers import AgentProcess
-from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver, new_secret
+from tests.agent_process import TERMINAL, AgentProcess
+from tests.crash import client
 
-TERMINAL = common.TERMINAL
 CRASH_POINTS = ("status-saved-before-push", "queued-taken-before-config", "send-accepted-before-config")
 WINDOWS = {
     "status-saved-before-push": "Engine.set_status: after store.save() of the status, before announce() queues its "
@@ -128,7 +126,7 @@ DRIVES: dict[str, Callable[[client.Rpc, str], tuple[str, str]]] = {
 
 def run_crash_point(name: str, workdir: Path, timeout_s: float = 20.0) -> PointResult:
     """One exact crash point: the client's view, what the restarted agent holds, what never arrives."""
-    secret = common.new_secret()
+    secret = new_secret()
     receiver = PushReceiver(secret=secret)
     endpoint = receiver.endpoint()
     db, log = workdir / f"{name}.sqlite3", workdir / f"{name}.log"

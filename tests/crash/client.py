@@ -1,4 +1,4 @@
-"""The crash benchmark's client: JSON-RPC to the agent, and bounded waits for tasks to end and events to arrive."""
+"""The crash harness's client: JSON-RPC to the agent, and bounded waits for tasks to end and events to arrive."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from benchmarks import common, servers
 from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver
+from tests.agent_process import KEY, TERMINAL, agent_url, reference_headers, rpc
 
 SUBJECT = "a2a:crash"
 
@@ -20,7 +20,7 @@ SUBJECT = "a2a:crash"
 def agent_args(secret: str, receiver: PushReceiver, time_scale: float) -> list[str]:
     return [
         "--key",
-        common.KEY,
+        KEY,
         "--wait-ms",
         "10000",
         "--push-secret",
@@ -32,7 +32,7 @@ def agent_args(secret: str, receiver: PushReceiver, time_scale: float) -> list[s
     ]
 
 
-# -- JSON-RPC, lightly (the kit's A2AClient validates every answer, which a benchmark cannot afford)
+# -- JSON-RPC, lightly (the kit's A2AClient validates every answer, which hundreds of tasks cannot afford)
 
 
 class RpcError(Exception):
@@ -43,15 +43,15 @@ class RpcError(Exception):
 
 class Rpc:
     def __init__(self, base: str, *, subject: str = SUBJECT, timeout_s: float = 30.0, connections: int = 16):
-        self.url = servers.agent_url(base)
+        self.url = agent_url(base)
         limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-        self.http = httpx.Client(timeout=timeout_s, headers=common.reference_headers(subject), limits=limits)
+        self.http = httpx.Client(timeout=timeout_s, headers=reference_headers(subject), limits=limits)
 
     def close(self) -> None:
         self.http.close()
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
-        answer = self.http.post(self.url, content=common.rpc(method, params)).json()
+        answer = self.http.post(self.url, content=rpc(method, params)).json()
         if "error" in answer:
             raise RpcError(method, answer["error"])
         return answer["result"]
@@ -98,7 +98,7 @@ def wait_settled(rpc: Rpc, ids: Iterable[str], timeout_s: float) -> dict[str, di
             except RpcError as exc:  # a lost task: TaskNotFound
                 latest[task_id] = {"id": task_id, "error": exc.error}
                 continue
-            if latest[task_id]["status"]["state"] not in common.TERMINAL:
+            if latest[task_id]["status"]["state"] not in TERMINAL:
                 still.append(task_id)
         waiting = still
         if not waiting or time.monotonic() >= deadline:

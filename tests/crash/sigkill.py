@@ -14,12 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import common
-from benchmarks.crash import client
-from benchmarks.servers import AgentProcess
-from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.push import Delivery, Endpoint, PushReceiver, new_secret
+from tests.agent_process import TERMINAL, AgentProcess
+from tests.crash import client
 
-TERMINAL = common.TERMINAL
 # What an interrupted turn may end as (the pages: it resumes and completes, or it ends failed or canceled).
 ALLOWED_AFTER_CRASH = ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED")
 ACTIVE = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
@@ -87,7 +85,7 @@ class Outcome:
 def run_crash(plan: Plan, workdir: Path, receiver: PushReceiver | None = None) -> Outcome:
     """Start the agent, load it with unfinished work, SIGKILL it, restart it on the same DB, account for it all."""
     own_receiver = receiver is None
-    secret = common.new_secret() if own_receiver else receiver.secret
+    secret = new_secret() if own_receiver else receiver.secret
     assert secret
     receiver = receiver or PushReceiver(secret=secret)
     try:
@@ -313,31 +311,3 @@ def _recovery_timings(
 
 def _epoch(timestamp: str) -> float:
     return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-
-
-# -- the report
-
-
-def report(out: Outcome) -> list[str]:
-    plan, t = out.plan, out.timings
-    accepted = {k: len(v) for k, v in out.accepted.items() if not k.startswith("context:")}
-    lines = [
-        f"accepted before the kill: {accepted.get('inflight', 0) + accepted.get('busy', 0)} slow tasks in flight "
-        f"({plan.slow_ms} ms), {accepted.get('queued', 0)} queued messages, {accepted.get('pending', 0)} echo tasks "
-        f"with deliveries pending retry; load took {t['load_s']:.2f} s, kill at {t['killed_after_s']:.2f} s",
-        f"at the kill the DB held: tasks {out.at_kill['tasks']}, {out.at_kill['queued_waiting']} queued messages "
-        f"waiting, outbox {out.at_kill['outbox']} ({out.at_kill['pending_retry']} pending retry); receiver: "
-        f"{len(out.pending_at_kill)} deliveries answered 503 and not yet delivered",
-        f"down {t['down_s']:.2f} s; restart → listening {t['listening_s']:.2f} s; → every task ended "
-        f"{t['tasks_done_s']:.2f} s; → every pending delivery delivered {t['pending_delivered_s']:.2f} s; → every "
-        f"event delivered {t['deliveries_done_s']:.2f} s",
-        f"final states: {dict(out.final_states)}; WORKING pushed again after the restart for "
-        f"{out.resumed_working_events} resumed task(s)",
-        f"LOST: tasks {len(out.lost_tasks)}, unfinished {len(out.unfinished_tasks)}, queued {len(out.lost_queued)}, "
-        f"pending deliveries {len(out.lost_pending)}, other events {len(out.lost_events)}; queued taken twice "
-        f"{sum(out.taken_twice.values())}; states not allowed {len(out.disallowed_states)}",
-        f"DUPLICATED deliveries (same webhook-id delivered twice, allowed by at-least-once): {out.duplicates}; "
-        f"deliveries failing verification: {len(out.bad_deliveries)}; strays: {out.strays}",
-    ]
-    lines += [f"  problem: {p}" for p in out.problems()[:20]]
-    return lines
