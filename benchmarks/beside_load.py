@@ -3,7 +3,7 @@
 The reference agent runs as the gate's example agent does (a process of its own, push on a test clock), on a
 database holding ``--history`` earlier tasks of the kit's subjects and Tenant (``tests/history.py``).
 The gate runs against it twice, one run after the other: alone, then while ``--clients`` load clients
-(``benchmarks.load``'s mix: blocking and immediate sends, slow tasks, retries, GetTask, ListTasks, cancels,
+(``benchmarks.callers``: blocking and immediate sends, slow tasks, retries, GetTask, ListTasks, cancels,
 malformed requests) work the same agent with the same key, half of them as the kit's own subject and half as
 another subject, until the gate ends. Reported: each gate's wall time, verdict and checks by outcome, whether
 every check's outcome is the lone run's, and what the load did meanwhile (requests, answers it did not expect).
@@ -20,8 +20,8 @@ import sys
 import threading
 
 from benchmarks import common, servers
+from benchmarks.callers import Client, Tally, one_request, session
 from benchmarks.history_growth import SUBJECTS, GateRun, run_gate
-from benchmarks.load.clients import Client, Tally, one_request, session
 from nylorun_a2a_kit.fixtures.gate.example_agent import example_agent
 from tests.history import History, seed
 

@@ -22,9 +22,6 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
 
 
-PLAIN_HEADERS = {"A2A-Version": "1.0", "Content-Type": "application/json"}
-
-
 @contextlib.contextmanager
 def workdir(prefix: str) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix=prefix) as path:

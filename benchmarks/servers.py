@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import PYTHON, REPO
-from tests.agent_process import (  # noqa: F401 - the benchmarks' agents, as the kit's tests start them
+from tests.agent_process import (  # noqa: F401 - AGENT_ID, AgentProcess, agent_url: the benchmarks' agents
     AGENT_ID,
     CONSOLE_SCRIPT,
     LISTENING,
@@ -70,28 +70,22 @@ def server_process(
         stop(process)
 
 
-def reference_agent(workdir: Path, *args: str, db: Path | None = None, profile: Path | None = None):
-    """The reference agent as users run it (``nylorun-reference-agent --port 0 --db F``), optionally under cProfile."""
+def reference_agent(workdir: Path, *args: str, db: Path | None = None):
+    """The reference agent as users run it (``nylorun-reference-agent --port 0 --db F``)."""
     db = db or workdir / "reference-agent.sqlite3"
-    if profile is None:
-        command = [str(CONSOLE_SCRIPT)]
-    else:
-        command = [str(PYTHON), "-m", "cProfile", "-o", str(profile), "-m", "nylorun_a2a_kit.reference_agent"]
-    command += ["--host", "127.0.0.1", "--port", "0", "--db", str(db), *args]
+    command = [str(CONSOLE_SCRIPT), "--host", "127.0.0.1", "--port", "0", "--db", str(db), *args]
     return server_process("reference-agent", command, announced(LISTENING), agent_url, workdir)
 
 
 PEERS = {
-    "sdk-peer": [str(PYTHON), "-m", "peers.python.agent", "--port", "0"],
     "python-plain": [str(PYTHON), "-m", "peers.python.agent", "--plain", "--port", "0"],
     "js-plain": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--plain", "--port", "0"],
 }
 PLAIN_PEERS = ("python-plain", "js-plain")
 
 
-def peer(workdir: Path, name: str = "sdk-peer"):
-    """An SDK peer (the a2a-sdk 1.3 one by default; the plain ones have no scenario contract and serve JSON-RPC
-    at ``/a2a``); its endpoint is the URL it prints."""
+def peer(workdir: Path, name: str):
+    """A plain SDK peer (no scenario contract, JSON-RPC at ``/a2a``); its endpoint is the URL it prints."""
     prefix = "listening "
     return server_process(
         name,
@@ -100,7 +94,3 @@ def peer(workdir: Path, name: str = "sdk-peer"):
         lambda base: base,
         workdir,
     )
-
-
-def sdk_peer(workdir: Path):
-    return peer(workdir)

@@ -1,4 +1,18 @@
-"""The load's clients: each draws its requests from a seeded mix, sends them, and checks every answer."""
+"""Other callers of the same Runtime: clients that work the reference agent while the gate runs (``beside_load``).
+
+Each client is one subject with its own keep-alive connection, and draws its requests from a seeded mix:
+
+- ``send-blocking``: SendMessage of the echo scenario on the client's own context, blocking;
+- ``send-immediate``: SendMessage of the echo scenario on a new context, ``returnImmediately``;
+- ``send-slow``: SendMessage of ``scenario slow 200`` on a new context, ``returnImmediately`` (to cancel);
+- ``send-retry``: an accepted SendMessage sent again byte for byte: must answer the same task;
+- ``get``: GetTask of one of the client's tasks; ``list``: ListTasks of its context (pageSize 50);
+- ``cancel``: CancelTask of a slow task (CANCELED, or -32002 once it ended) or of an ended one (-32002);
+- ``invalid``: an unknown method (-32601), an unknown task (-32001), params without a message (-32602), a body
+  that is not JSON (-32700), pageSize 0 (-32602), or A2A-Version 0.3 (-32009).
+
+Every answer is checked against what its request must get; one it did not expect is counted with an example.
+"""
 
 from __future__ import annotations
 
@@ -37,10 +51,6 @@ CODES = {
 REQUEST_TIMEOUT_S = 60.0
 
 
-class Aborted(Exception):
-    pass
-
-
 @dataclass
 class Kind:
     latencies: list[float] = field(default_factory=list)
@@ -56,11 +66,8 @@ class Kind:
 @dataclass
 class Tally:
     kinds: dict[str, Kind] = field(default_factory=lambda: collections.defaultdict(Kind))
-    statuses: collections.Counter = field(default_factory=collections.Counter)
     transport_errors: int = 0
     transport_examples: list[str] = field(default_factory=list)
-    outcomes: collections.Counter = field(default_factory=collections.Counter)
-    timeline: list[tuple[float, float, int]] = field(default_factory=list)  # (answered at, latency, new tasks)
 
 
 @dataclass
@@ -112,7 +119,6 @@ async def post(
             tally.transport_examples.append(repr(exc))
         return 0, None, time.perf_counter() - t0
     elapsed = time.perf_counter() - t0
-    tally.statuses[status] += 1
     try:
         answer = json.loads(data)
     except ValueError:
@@ -206,11 +212,7 @@ async def one_request(http: aiohttp.ClientSession, url: str, client: Client, tal
     request = draw(client)
     status, answer, elapsed = await post(http, url, request.body, request.headers, tally)
     tally.kinds[request.label].latencies.append(elapsed)
-    before = len(client.tasks)
-    try:
-        judge(request, status, answer, client, tally)
-    finally:
-        tally.timeline.append((time.monotonic(), elapsed, len(client.tasks) - before))
+    judge(request, status, answer, client, tally)
 
 
 def judge(request: Request, status: int, answer: Any, client: Client, tally: Tally) -> None:
@@ -223,9 +225,6 @@ def judge(request: Request, status: int, answer: Any, client: Client, tally: Tal
         stats.bad(f"HTTP {status}: {answer}")
         return
     if request.expect_code is not None:
-        if kind == "cancel":
-            what = "an ended" if request.expect_code == -32002 else "an unknown"
-            tally.outcomes[f"cancel of {what} task: error {error_code(answer)}"] += 1
         if error_code(answer) != request.expect_code:
             stats.bad(f"wanted error {request.expect_code}, got {json.dumps(answer)[:300]}")
         return
@@ -242,7 +241,6 @@ def judge(request: Request, status: int, answer: Any, client: Client, tally: Tal
             stats.bad(f"ListTasks: {json.dumps(answer)[:300]}")
     elif kind == "cancel":
         state = ((answer.get("result") or {}).get("status") or {}).get("state")
-        tally.outcomes["cancel of a slow task: " + (state or f"error {error_code(answer)}")] += 1
         if state != "TASK_STATE_CANCELED" and error_code(answer) != -32002:
             stats.bad(f"CancelTask {request.task_id}: {json.dumps(answer)[:300]}")
 
@@ -280,11 +278,3 @@ def session() -> aiohttp.ClientSession:
         connector=aiohttp.TCPConnector(limit=1),
         timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S),
     )
-
-
-async def client_loop(url: str, client: Client, requests: int, tally: Tally, deadline: common.Deadline) -> None:
-    async with session() as http:
-        for _ in range(requests):
-            if deadline.passed:
-                raise Aborted(f"client {client.n} stopped: the run passed its {deadline.seconds:g} s bound")
-            await one_request(http, url, client, tally)
