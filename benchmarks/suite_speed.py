@@ -1,11 +1,12 @@
 """Suite speed: the full conformance run against the embedded reference agent, serial and with ``-n 2``.
 
-Each run is ``.venv/bin/pytest -q -p no:cacheprovider --durations=10 --junitxml=<file> [-n 2]`` (plus
-``--a2a-summary-dir`` into a temporary directory, so the shared ``reports/out`` is left alone) in a subprocess
-from the repository root (testpaths: ``suites``; no --target-url, so each worker starts the embedded agent).
-Reported: cases (passed / skipped / xfailed / failed), wall time, cases per second, and the ten slowest tests
-from the JUnit times (setup + call + teardown) with the lines of each test that wait for something real (a
-scaled retry clock, a slow scenario, a2aWaitMs, a "stays" window …), found by reading the test's source.
+Each run is the runs room's command (``python -m pytest -p no:cacheprovider -q --junitxml=<file> --pyargs
+nylorun_a2a_kit.suites --durations=10 [-n 2]``, plus ``--a2a-summary-dir`` into a temporary directory, so the
+shared ``reports/out`` is left alone) in a process of its own from the repository root, timed as a user's (no
+--target-url, so each worker starts the embedded agent). Reported: cases (passed / skipped / xfailed / failed),
+wall time, cases per second, and the ten slowest tests from the JUnit times (setup + call + teardown) with the
+lines of each test that wait for something real (a scaled retry clock, a slow scenario, a2aWaitMs, a "stays"
+window …), found by reading the test's source.
 
 The goal reported against: ≥ 500 cases in ≤ 60 s with ``-n 2``.
 
@@ -16,23 +17,19 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
 import re
-import subprocess
+import shlex
 import sys
 import tempfile
-import time
-import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
 
-from benchmarks import common
+from benchmarks import common, timed
+from nylorun_a2a_kit.fixtures.gate.fold import JunitCase
 
 REPO = common.REPO
-PYTEST = common.PYTHON.parent / "pytest"
 QUICK_FILES = ("suites/test_card.py", "suites/test_versioning.py")
 GOAL_CASES, GOAL_SECONDS = 500, 60.0
+RUN_TIMEOUT_S = 1800
 # What a line of a test waits on, when it waits on something real.
 WAITS = (
     (re.compile(r"stays\("), "a 'stays' window (polls until a deadline to prove nothing changes)"),
@@ -50,84 +47,16 @@ WAITS = (
 )
 
 
-@dataclass
-class Case:
-    nodeid: str
-    file: str
-    name: str
-    seconds: float
-    outcome: str
-
-
-@dataclass
-class Run:
-    label: str
-    command: list[str]
-    wall_s: float
-    returncode: int
-    cases: list[Case] = field(default_factory=list)
-    summary: str = ""
-
-    def count(self, outcome: str) -> int:
-        return sum(1 for c in self.cases if c.outcome == outcome)
-
-
-def pytest_run(label: str, workdir: Path) -> tuple[list[str], Path]:
-    """The command of a run named ``label``, which writes its JUnit and its summary into ``workdir`` (not the
-    shared reports/out); and where its JUnit goes."""
-    junit = workdir / f"{label}.xml"
-    command = [str(PYTEST), "-q", "-p", "no:cacheprovider", "--durations=10", f"--junitxml={junit}"]
-    return [*command, f"--a2a-summary-dir={workdir / label}"], junit
-
-
-def logged_to(out: IO[bytes]) -> dict[str, Any]:
-    """How a run's process is started: from the repository, unbuffered, all its output into ``out``."""
-    environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return {"cwd": REPO, "stdout": out, "stderr": subprocess.STDOUT, "stdin": subprocess.DEVNULL, "env": environment}
-
-
-def run_suite(label: str, workers: int | None, workdir: Path, files: tuple[str, ...] = ()) -> Run:
-    command, junit = pytest_run(label, workdir)
-    if workers:
-        command += ["-n", str(workers)]
-    command += list(files)
-    log = workdir / f"{label}.log"
-    started = time.perf_counter()
-    with open(log, "wb") as out:
-        process = subprocess.run(command, timeout=1800, **logged_to(out))
-    wall = time.perf_counter() - started
-    text = log.read_text(errors="replace")
-    lines = [line for line in text.splitlines() if line.strip()]
-    run = Run(label, command, wall, process.returncode, summary=lines[-1] if lines else "")
-    run.cases = parse_junit(junit)
-    return run
-
-
-def parse_junit(path: Path) -> list[Case]:
-    cases = []
-    for case in ET.parse(path).getroot().iter("testcase"):
-        classname, name = case.get("classname", ""), case.get("name", "")
-        module = classname.split(".")
-        file = "/".join(module[:2]) + ".py" if len(module) >= 2 else classname
-        outcome = "passed"
-        for child in case:
-            if child.tag == "skipped":
-                outcome = "xfailed" if "xfail" in (child.get("type", "") + child.get("message", "")) else "skipped"
-            elif child.tag in ("failure", "error"):
-                outcome = "failed" if child.tag == "failure" else "error"
-        cases.append(Case(f"{file}::{name}", file, name, float(case.get("time", 0) or 0), outcome))
-    return cases
-
-
-def waits_of(case: Case) -> list[str]:
+def waits_of(case: JunitCase) -> list[str]:
     """The lines of the test (and the helpers it names from its own module) that wait on something real."""
-    path = REPO / case.file
+    file, _, test = timed.check_id(case).partition("::")
+    path = REPO / file
     if not path.exists():
         return []
     source = path.read_text()
     tree = ast.parse(source)
     functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-    base = case.name.split("[", 1)[0]
+    base = test.split("[", 1)[0]
     seen, queue, lines = set(), [base], []
     lines_of = source.splitlines()
     while queue and len(seen) < 8:
@@ -142,7 +71,7 @@ def waits_of(case: Case) -> list[str]:
             line = lines_of[number - 1].strip()
             for rank, (pattern, why) in enumerate(WAITS):
                 if pattern.search(line) and not line.startswith(("#", '"""', "pytest.fail", 'f"')):
-                    lines.append((rank, number, f"{case.file}:{number} [{why}] {line[:110]}"))
+                    lines.append((rank, number, f"{file}:{number} [{why}] {line[:110]}"))
                     break
         for call in ast.walk(node):  # helpers of the same module the test calls, and its fixtures
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
@@ -151,18 +80,18 @@ def waits_of(case: Case) -> list[str]:
     return [text for _, _, text in sorted(set(lines))]
 
 
-def report(run: Run) -> list[str]:
+def report(run: timed.Timed) -> list[str]:
     total = len(run.cases)
     out = [
         f"{run.label}: {total} cases ({run.count('passed')} passed, {run.count('skipped')} skipped, "
-        f"{run.count('xfailed')} xfailed, {run.count('failed') + run.count('error')} failed) in "
+        f"{run.count('xfailed')} xfailed, {len(run.failed())} failed) in "
         f"{run.wall_s:.1f} s wall = {total / run.wall_s:.2f} cases/s; pytest exit {run.returncode}",
-        f"  pytest: {run.summary}",
-        f"  command: {' '.join(run.command)}",
-        f"  sum of case times {sum(c.seconds for c in run.cases):.1f} s; ten slowest (JUnit time):",
+        f"  pytest: {run.closing()}",
+        f"  command: {shlex.join(run.command)}",
+        f"  sum of case times {sum(map(timed.seconds, run.cases)):.1f} s; ten slowest (JUnit time):",
     ]
-    for case in sorted(run.cases, key=lambda c: -c.seconds)[:10]:
-        out.append(f"    {case.seconds:6.2f} s  {case.nodeid}  [{case.outcome}]")
+    for case in run.slowest(10):
+        out.append(f"    {timed.seconds(case):6.2f} s  {timed.check_id(case)}  [{case.tag}]")
         out += [f"             {line}" for line in waits_of(case)[:4]]
     return out
 
@@ -176,26 +105,19 @@ def main(argv: list[str] | None = None) -> int:
     files = QUICK_FILES if args.quick else ()
     common.print_heading("benchmarks.suite_speed", argv)
     with tempfile.TemporaryDirectory(prefix="suite-speed-") as tmp:
-        started = time.perf_counter()
-        collect = subprocess.run(
-            [str(PYTEST), "-q", "-p", "no:cacheprovider", "--collect-only", f"--a2a-summary-dir={tmp}/collect", *files],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        collect_s = time.perf_counter() - started
-        collected = [line for line in collect.stdout.splitlines() if line.strip()][-1:]
-        print(f"\ncollection alone: {collect_s:.1f} s ({collected[0] if collected else '?'})")
-        runs = []
+        collect = timed.run("collect", ["--collect-only", *files], Path(tmp), timeout_s=600)
+        collected = [line for line in collect.outcomes.output.splitlines() if line.strip()][-1:]
+        print(f"\ncollection alone: {collect.wall_s:.1f} s ({collected[0] if collected else '?'})")
+        done = []
         for label, workers in (("serial", None), ("n2", 2)):
             if args.only and args.only != label:
                 continue
-            run = run_suite(label, workers, Path(tmp), files)
-            runs.append(run)
+            workers_args = ["-n", str(workers)] if workers else []
+            run = timed.run(label, ["--durations=10", *workers_args, *files], Path(tmp), timeout_s=RUN_TIMEOUT_S)
+            done.append(run)
             print()
             print("\n".join(report(run)))
-    parallel = next((r for r in runs if r.label == "n2"), None)
+    parallel = next((r for r in done if r.label == "n2"), None)
     if parallel is not None and parallel.cases:
         rate = len(parallel.cases) / parallel.wall_s
         print(

@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 
 from nylorun_a2a_kit.cli import USAGE_ERROR, Parser
 from nylorun_a2a_kit.reference_agent import mutants
@@ -86,7 +87,12 @@ def config_from(args: argparse.Namespace) -> AgentConfig:
 
 
 async def serve(config: AgentConfig, host: str, port: int) -> None:
-    runner, base = await start_site(config, host, port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, _stopping, stop, sig)
+    runner, base = await start_site(config, host, port, shutdown_timeout_s=STOP_GRACE_S)
     print(f"reference agent listening on {base}", flush=True)
     for agent in config.agents:
         print(
@@ -97,13 +103,28 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
         print(f"  faults on: {', '.join(sorted(config.faults))}", flush=True)
     if config.mutants:
         print(f"  mutants on: {', '.join(sorted(config.mutants))}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    await runner.cleanup()
+    try:
+        await asyncio.wait_for(runner.cleanup(), STOP_WITHIN_S)
+    except TimeoutError:
+        print(f"nylorun-reference-agent: stopped before its cleanup ended ({STOP_WITHIN_S:.0f} s)", file=sys.stderr)
+
+
+# What it accepted is in its store before it answers, and what was in flight (a turn, a delivery) is taken up
+# again on its next start: a stop has nothing to save, so it is bounded. Requests in flight get STOP_GRACE_S to
+# be answered, the whole cleanup STOP_WITHIN_S; a second signal, or a cleanup that does not end, ends the
+# process at once.
+STOP_GRACE_S = 1.0
+STOP_WITHIN_S = 3.0
+
+
+def _stopping(stop: asyncio.Event, sig: signal.Signals) -> None:
+    if stop.is_set():
+        os._exit(128 + sig)
+    stop.set()
+    watchdog = threading.Timer(STOP_WITHIN_S + 1.0, os._exit, args=(128 + sig,))
+    watchdog.daemon = True
+    watchdog.start()
 
 
 def _mutants_listing() -> str:

@@ -207,8 +207,10 @@ class RunningAgent:
         self._thread.join(timeout=30)
 
 
-async def start_site(config: AgentConfig, host: str, port: int) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(build_app(config), access_log=None)
+async def start_site(
+    config: AgentConfig, host: str, port: int, *, shutdown_timeout_s: float = 60.0
+) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(build_app(config), access_log=None, shutdown_timeout=shutdown_timeout_s)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

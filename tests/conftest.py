@@ -4,6 +4,9 @@ The session's first process (xdist's controller, or the only one) starts the ser
 <nylorun_a2a_kit.fixtures.runs.warm>` before any worker starts; the workers inherit its socket, so every run of
 the suites a test asks for is forked warm by that one server, which keeps the cores busy and no busier.
 
+Every process the session starts carries its mark in its environment; when the session ends, one still running
+(an agent, a peer, a run, a server a test did not stop) is listed, killed, and fails the session.
+
 Most of the slow tests wait (on a run the server forks, on an agent, a wheel build, a deadline), so ``-n auto``
 gives twice as many workers as cores, and the tests that took longest (tests/run_costs.json) are dealt first:
 xdist's ``loadgroup`` deals the tests one at a time, in collection order, to the worker that is free.
@@ -11,8 +14,11 @@ xdist's ``loadgroup`` deals the tests one at a time, in collection order, to the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -22,6 +28,9 @@ from nylorun_a2a_kit.fixtures.runs import warm
 
 REPO = Path(__file__).resolve().parent.parent
 _SERVER = pytest.StashKey[warm.Server]()
+_MARK = pytest.StashKey[str]()
+SESSION_MARK = "A2A_KIT_TESTS_SESSION"  # in the environment of every process the session starts
+LEFT_RUNNING_GRACE_S = 10.0  # what is still stopping when the session ends gets this long
 COSTS_FILE = REPO / "tests" / "run_costs.json"
 UPDATE_COSTS = "NYLORUN_UPDATE_RUN_COSTS"  # =1: write the tests' costs from this session's durations
 _TOOK: Counter[str] = Counter()
@@ -44,6 +53,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or os.environ.get(warm.SOCKET_ENV):
         return  # a worker uses its controller's server; a nested session, its parent's
+    if _runs_kit_tests(config) and SESSION_MARK not in os.environ:
+        os.environ[SESSION_MARK] = f"{os.getpid()}-{time.time_ns()}"
+        config.stash[_MARK] = os.environ[SESSION_MARK]
     if config.option.collectonly or not _runs_kit_tests(config):
         return  # pytest also loads this file in a run of the suites from the repository (test* folders)
     server = warm.serve(REPO)
@@ -60,6 +72,48 @@ def _runs_kit_tests(config: pytest.Config) -> bool:
     return False
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    mark = session.config.stash.get(_MARK, None)
+    if mark is None:
+        return
+    server = session.config.stash.get(_SERVER, None)
+    if server is not None:
+        server.stop()
+    left = _still_running(mark, within_s=LEFT_RUNNING_GRACE_S)
+    if left:
+        for pid, _ in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        listed = "\n".join(f"  pid {pid}: {command}" for pid, command in left)
+        session.config.get_terminal_writer().line(
+            f"processes the kit's tests started and left running:\n{listed}", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _still_running(mark: str, within_s: float) -> list[tuple[int, str]]:
+    """The processes carrying ``mark`` (but this one) still running after ``within_s`` (a zombie has ended)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                if f"{SESSION_MARK}={mark}".encode() not in (entry / "environ").read_bytes().split(b"\0"):
+                    continue
+                if (entry / "stat").read_text().rpartition(")")[2].split()[0] == "Z":
+                    continue
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                continue
+            found.append((int(entry.name), command[:200]))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if os.environ.get(UPDATE_COSTS) == "1" and not hasattr(config, "workerinput") and _TOOK:
         document = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
@@ -68,4 +122,4 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     server = config.stash.get(_SERVER, None)
     if server is not None:
         os.environ.pop(warm.SOCKET_ENV, None)
-        server.stop()
+        server.stop()  # stopped already when the session finished, unless it ended before

@@ -8,12 +8,15 @@ workflow's gate step must be the rehearsal's gate command, to the letter.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +30,26 @@ pytestmark = pytest.mark.slow
 PAGE = REPO / "docs" / "release-ci.md"
 REHEARSAL = "## Rehearse the gate against the reference agent"
 RUN_BUDGET_S = 1500
+STOP_BUDGET_S = 10  # the reference agent stops within a few seconds of SIGTERM
+STAND_IN_PORT = 8080  # the page's --port
+
+
+def running(pid: int) -> bool:
+    """Whether the process ``pid`` still runs (one that ended and is not yet reaped, a zombie, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _section(text: str, heading: str) -> str:
@@ -53,21 +76,28 @@ def workflow_gate_step(text: str) -> str:
     return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
+def gate_block(blocks: list[str]) -> str:
+    [gate] = [block for block in blocks if "nylorun-a2a-release" in block]
+    return gate
+
+
 def test_the_workflow_runs_the_rehearsed_gate_to_the_letter():
     text = PAGE.read_text(encoding="utf-8")
-    assert workflow_gate_step(text) == rehearsal_blocks(text)[-1], "the workflow's gate step is not the rehearsal's"
+    assert workflow_gate_step(text) == gate_block(rehearsal_blocks(text)), (
+        "the workflow's gate step is not the rehearsal's"
+    )
 
 
 def test_the_rehearsal_as_written_gives_a_release_that_is_not_blocked(tmp_path, tmp_path_factory):
     blocks = rehearsal_blocks(PAGE.read_text(encoding="utf-8"))
-    assert len(blocks) >= 4 and "nylorun-a2a-release" in blocks[-1], blocks
+    assert len(blocks) >= 5 and blocks[-2] == gate_block(blocks) and "runtime.pid" in blocks[-1], blocks
     work = tmp_path / "runtime-repo"
     work.mkdir()
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
     environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
     if allure_command():
         environment["NYLORUN_ALLURE"] = allure_command()[0]
-    script = "set -euo pipefail\n" + "\n".join(blocks)
+    script = "set -euo pipefail\n" + "\n".join(blocks[:-1])  # the stand-in, the list, the gate
     shell = subprocess.Popen(
         ["bash", "-c", script],
         cwd=work,
@@ -79,8 +109,17 @@ def test_the_rehearsal_as_written_gives_a_release_that_is_not_blocked(tmp_path, 
     )
     try:
         output, _ = shell.communicate(timeout=RUN_BUDGET_S)
+        # Whatever the gate said, the page's last block stops the stand-in and waits until its pid is gone.
+        stopped = subprocess.run(
+            ["bash", "-c", "set -euo pipefail\n" + blocks[-1]], cwd=work, timeout=STOP_BUDGET_S, check=False
+        )
     finally:
-        os.killpg(shell.pid, signal.SIGTERM)  # the stand-in Runtime the rehearsal left running
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(shell.pid, signal.SIGKILL)  # whatever a failed rehearsal left running
+    assert stopped.returncode == 0, "the page's stop block failed"
+    pid = int((work / "runtime.pid").read_text())
+    assert not running(pid), f"the stand-in (pid {pid}) is still running"
+    assert port_is_free(STAND_IN_PORT), f"port {STAND_IN_PORT} is still taken after the stand-in stopped"
     assert shell.returncode == 0, output[-5000:]
     assert "release gate: not blocked; tier reached: Profile v2" in output, output[-3000:]
     results = work / "a2a-results"
