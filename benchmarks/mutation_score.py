@@ -1,7 +1,8 @@
 """Mutation score: the suites against the reference agent's derived mutants, the kill rate per axis, every survivor.
 
 Each mutant (``reference_agent/mutants/``, a seeded sample of each axis where the axis is large) is run as its own
-embedded reference agent, ``pytest --a2a-reference-mutant=NAME``, fail-fast:
+embedded reference agent, ``pytest --a2a-reference-mutant=NAME``, fail-fast, by the runs room (``runs.run``: lean,
+forked warm from a process that has loaded the suites once; the score is the runs' verdicts, not their time):
 
 - a mutant that breaks requirements: first the checks of those requirements (strict SHOULD: a SHOULD not met
   kills too); one they let live, then the whole suites (``-n auto``), which name any other check that kills it.
@@ -21,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,12 +31,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmarks import common
-from benchmarks.suite_speed import REPO, parse_junit
+from nylorun_a2a_kit.fixtures import runs
+from nylorun_a2a_kit.fixtures.requirements import check_ids
 from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant, catalog
 
 GOAL = 0.95
 RUN_TIMEOUT_S = 1200
-LEAN = ("-p", "nylorun_a2a_kit.fixtures.plugin", "-p", "xdist.plugin")
 
 
 @dataclass
@@ -52,21 +51,15 @@ class Verdict:
 
 
 def run(mutant: Mutant, requirements: tuple[str, ...], *, full: bool, workdir: Path) -> tuple[int, list[str], str]:
-    """One pytest run of the suites against ``mutant`` (only ``requirements``' checks unless ``full``): its exit
-    code, the checks that failed, and the end of its output."""
-    junit = Path(tempfile.mkstemp(prefix="mutant-", suffix=".xml", dir=workdir)[1])
-    command = [sys.executable, "-m", "pytest", "suites", "-q", "-x", "-p", "no:randomly", *LEAN, f"--junitxml={junit}"]
-    command += [f"--a2a-reference-mutant={mutant.name}", "--a2a-strict-should=yes", "--a2a-property-profile=quick"]
-    command += [f"--a2a-summary-dir={workdir / 'summary'}", *mutant.run_with]
-    command += ["-n", "auto"] if full else [f"--a2a-req={','.join(requirements)}", "--a2a-enforce-claim=no"]
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
-    environment["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    done = subprocess.run(
-        command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
-    )
-    failed = [c.nodeid for c in parse_junit(junit) if c.outcome in ("failed", "error")] if junit.stat().st_size else []
-    junit.unlink(missing_ok=True)
-    return done.returncode, failed, (done.stdout + done.stderr)[-1500:]
+    """One run of the suites against ``mutant`` (only ``requirements``' checks unless ``full``): its exit code, the
+    checks that failed, and the end of its output."""
+    args = ["-x", "-p", "no:randomly", f"--a2a-reference-mutant={mutant.name}", "--a2a-strict-should=yes"]
+    args += ["--a2a-property-profile=quick", *mutant.run_with]
+    args += ["-n", "auto"] if full else [f"--a2a-req={','.join(requirements)}", "--a2a-enforce-claim=no"]
+    where = Path(tempfile.mkdtemp(prefix="mutant-", dir=workdir))  # a folder a run of its own: runs go on at once
+    done = runs.run(args, where, cwd=common.REPO, timeout_s=RUN_TIMEOUT_S, lean=True, priority=2 if full else 1)
+    failed = [*done.with_outcome("failed"), *done.with_outcome("error")]
+    return done.returncode, sorted(map(check_ids.canonical, failed)), done.output[-1500:]
 
 
 def judge(mutant: Mutant, workdir: Path, equivalents_full: bool) -> Verdict:
