@@ -64,7 +64,7 @@ def report(run: timed.Timed) -> list[str]:
         f"  sum of check times {sum(map(timed.seconds, run.cases)):.1f} s, of which the failed checks "
         f"{sum(map(timed.seconds, failed)):.1f} s; ten slowest:",
     ]
-    out += [f"    {timed.seconds(c):7.2f} s  {timed.check_id(c)}  [{c.tag}]" for c in run.slowest(10)]
+    out += [f"    {timed.seconds(c):7.2f} s  {timed.check_id(c)}  [{timed.outcome(c)}]" for c in run.slowest(10)]
     return out
 
 

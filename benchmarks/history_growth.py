@@ -4,7 +4,8 @@ For each size a database is seeded (``tests/history.py``): the kit's subject, it
 third caller of the same Tenant take turns, each earlier task an ended turn in one of 500 old conversations of
 its subject, as a staging Runtime holds every earlier release check's. The reference agent is started on it as
 the gate's example agent is (a process of its own, push on a test clock, the kit's credentials), and the gate
-runs against it: ``nylorun-a2a-release --no-html --out <dir> -- <the agent, as options> -n 2 -p no:randomly``.
+runs against it: ``nylorun-a2a-release --no-html --out <dir> -- <the agent, as options> -n 2 -p no:randomly``,
+timed as a user's (``benchmarks.timed``), its checks read from the JUnit the gate writes into ``<dir>``.
 The sizes run one after another, each ``--repeat`` times; the fastest of each is the figure.
 
 Reported per size: the seeding time, the gate's wall time, its verdict, the checks by outcome, whether every
@@ -18,14 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import common
-from benchmarks.suite_speed import Case, logged_to, parse_junit
+from benchmarks import common, timed
 from nylorun_a2a_kit.fixtures.gate.example_agent import ExampleAgent, example_agent
 from nylorun_a2a_kit.fixtures.target import embedded
 from tests.history import History, seed
@@ -39,25 +38,35 @@ RUN_TIMEOUT_S = 1800
 
 @dataclass
 class GateRun:
-    label: str
-    wall_s: float
-    returncode: int
+    run: timed.Timed
     verdict: str
-    cases: list[Case]
     size: int = 0
     seed_s: float = 0.0
 
+    @property
+    def label(self) -> str:
+        return self.run.label
+
+    @property
+    def wall_s(self) -> float:
+        return self.run.wall_s
+
+    @property
+    def returncode(self) -> int:
+        return self.run.returncode
+
     def outcomes(self) -> dict[str, str]:
-        return {case.nodeid: case.outcome for case in self.cases}
+        return {timed.check_id(case): timed.outcome(case) for case in self.run.cases}
+
+    def seconds(self) -> dict[str, float]:
+        return {timed.check_id(case): timed.seconds(case) for case in self.run.cases}
 
     def counts(self) -> str:
-        counted: dict[str, int] = {}
-        for case in self.cases:
-            counted[case.outcome] = counted.get(case.outcome, 0) + 1
+        counted = Counter(self.outcomes().values())
         return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counted.items()))
 
     def feed_s(self) -> float:
-        return sum(case.seconds for case in self.cases if case.file.endswith("test_change_feed.py"))
+        return sum(s for check, s in self.seconds().items() if check.startswith("suites/test_change_feed.py::"))
 
 
 def gate_run(size: int, workers: int, workdir: Path, extra: list[str], attempt: int = 1) -> GateRun:
@@ -74,19 +83,15 @@ def gate_run(size: int, workers: int, workdir: Path, extra: list[str], attempt: 
 
 def run_gate(agent: ExampleAgent, label: str, workers: int, workdir: Path, extra: list[str]) -> GateRun:
     """The gate against ``agent``, its receivers on the agent's first ports; its wall time, verdict and checks."""
-    out, junit = workdir / label, workdir / f"{label}.xml"
+    out = workdir / label
     options, environment = agent.run_options(0, workers)
-    command = [str(GATE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers)]
-    command += ["-p", "no:randomly", f"--junitxml={junit}", *extra]
-    with open(workdir / f"{label}.log", "wb") as log:
-        started = time.perf_counter()
-        run = logged_to(log)
-        run["env"] = {**run["env"], **environment}
-        done = subprocess.run(command, timeout=RUN_TIMEOUT_S, check=False, **run)
-        wall = time.perf_counter() - started
+    command = [str(GATE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers), "-p", "no:randomly"]
+    run = timed.run_command(
+        label, [*command, *extra], out / "junit.xml", workdir, env=environment, timeout_s=RUN_TIMEOUT_S
+    )
     summary = out / "summary.json"
     verdict = json.loads(summary.read_text(encoding="utf-8"))["verdict"] if summary.exists() else "(no summary)"
-    return GateRun(label, wall, done.returncode, verdict, parse_junit(junit) if junit.exists() else [])
+    return GateRun(run, verdict)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             tries = [gate_run(size, args.workers, workdir, extra, n + 1) for n in range(args.repeat)]
             runs[size] = min(tries, key=lambda run: run.wall_s)
             for run in tries:
-                failed = [case.nodeid for case in run.cases if case.outcome in ("failed", "error")]
+                failed = [timed.check_id(case) for case in run.run.failed()]
                 shown = f"; failed: {', '.join(failed)}" if failed else ""
                 print(f"{size:,} earlier tasks: {run.wall_s:.1f} s wall; verdict {run.verdict}; {run.counts()}{shown}")
             flaky = [run for run in tries if run.outcomes() != tries[0].outcomes()]
@@ -153,8 +158,8 @@ def report(runs: dict[int, GateRun], sizes: list[int]) -> int:
 
 def _grown(fresh: GateRun, run: GateRun, count: int = 8) -> list[tuple[str, float, float]]:
     """The checks whose time grew most from ``fresh`` to ``run``: (check, seconds then, seconds now)."""
-    then = {case.nodeid: case.seconds for case in fresh.cases}
-    pairs = [(case.nodeid, then.get(case.nodeid, 0.0), case.seconds) for case in run.cases]
+    then = fresh.seconds()
+    pairs = [(check, then.get(check, 0.0), now) for check, now in run.seconds().items()]
     return sorted(pairs, key=lambda pair: pair[2] - pair[1], reverse=True)[:count]
 
 

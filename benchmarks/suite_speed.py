@@ -91,7 +91,7 @@ def report(run: timed.Timed) -> list[str]:
         f"  sum of case times {sum(map(timed.seconds, run.cases)):.1f} s; ten slowest (JUnit time):",
     ]
     for case in run.slowest(10):
-        out.append(f"    {timed.seconds(case):6.2f} s  {timed.check_id(case)}  [{case.tag}]")
+        out.append(f"    {timed.seconds(case):6.2f} s  {timed.check_id(case)}  [{timed.outcome(case)}]")
         out += [f"             {line}" for line in waits_of(case)[:4]]
     return out
 

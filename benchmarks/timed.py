@@ -1,9 +1,9 @@
-"""A run of the suites as a user types it, timed: the runs room's command in a process of its own.
+"""A run of the suites as a user types it, timed: the runs room's command (or the gate's) in a process of its own.
 
-The command is the runs room's (``runs.command.command``: what the gate and the kit's tests run too), started cold
-from the repository with the room's environment, so the wall time is the one a user gets. Its outcomes are read
-with the room's reader (``runs.Outcomes.read``) and each case's time and tag with the gate's JUnit reader
-(``fold.junit_cases``). A benchmark that does not time the command itself uses ``runs.run`` instead.
+The command is the runs room's (``runs.command.command``: what the gate and the kit's tests run too), or the
+gate's own, started cold from the repository with the room's environment, so the wall time is the one a user
+gets. Its outcomes are read with the room's reader (``runs.Outcomes.read``) and each case's time and tag with the
+gate's JUnit reader (``fold.junit_cases``). A benchmark that does not time the command itself uses ``runs.run``.
 """
 
 from __future__ import annotations
@@ -59,6 +59,11 @@ class Timed:
         return lines[-1].strip("= ") if lines else "(no closing line)"
 
 
+def outcome(case: fold.JunitCase) -> str:
+    """A case's outcome: passed, failed, error, skipped or xfailed."""
+    return "failed" if case.tag == "failure" else case.tag
+
+
 def seconds(case: fold.JunitCase) -> float:
     """A case's JUnit time (setup + call + teardown)."""
     return float(case.time or 0)
@@ -89,9 +94,25 @@ def run(
     """The suites with ``args``, in a process of their own, timed; their JUnit, output and summary go into ``where``
     under ``label``. ``watch``: pids (besides the run's) whose CPU is the run's own when counting the rest of the
     machine's. A run still going after ``timeout_s`` is killed (with what it started)."""
-    where.mkdir(parents=True, exist_ok=True)
-    junit, log = where / f"{label}.xml", where / f"{label}.log"
     command = spelt(label, args, where)
+    return run_command(label, command, where / f"{label}.xml", where, env=env, watch=watch, timeout_s=timeout_s)
+
+
+def run_command(
+    label: str,
+    command: Sequence[str],
+    junit: Path,
+    where: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    watch: Sequence[int] | None = None,
+    timeout_s: float = 3600,
+) -> Timed:
+    """``command``, a run of the suites that writes its JUnit to ``junit`` (the runs room's, or the gate's), timed as
+    :func:`run` times one; its output goes to ``where`` under ``label``."""
+    where.mkdir(parents=True, exist_ok=True)
+    log = where / f"{label}.log"
+    command = list(command)
     environment = runs.command.environment({"PYTHONUNBUFFERED": "1", **(env or {})})
     with open(log, "wb") as out:
         started = time.perf_counter()

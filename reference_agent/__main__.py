@@ -13,7 +13,7 @@ import threading
 
 from nylorun_a2a_kit.cli import USAGE_ERROR, Parser
 from nylorun_a2a_kit.reference_agent import mutants
-from nylorun_a2a_kit.reference_agent.app import start_site
+from nylorun_a2a_kit.reference_agent.app import STOP_GRACE_S, STOP_WITHIN_S, start_site
 from nylorun_a2a_kit.reference_agent.config import AgentConfig, parse_key
 from nylorun_a2a_kit.reference_agent.faults import FAULTS, check_faults
 
@@ -111,11 +111,8 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
 
 
 # What it accepted is in its store before it answers, and what was in flight (a turn, a delivery) is taken up
-# again on its next start: a stop has nothing to save, so it is bounded. Requests in flight get STOP_GRACE_S to
-# be answered, the whole cleanup STOP_WITHIN_S; a second signal, or a cleanup that does not end, ends the
-# process at once.
-STOP_GRACE_S = 1.0
-STOP_WITHIN_S = 3.0
+# again on its next start: a stop has nothing to save, so it is bounded (app.STOP_GRACE_S, app.STOP_WITHIN_S);
+# a second signal, or a cleanup that does not end, ends the process at once.
 
 
 def _stopping(stop: asyncio.Event, sig: signal.Signals) -> None:

@@ -202,9 +202,24 @@ class RunningAgent:
         return self.agent_url()
 
     def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=30)
+        """Stop within a few seconds whatever is in flight: what it accepted is in its store already."""
+        cleanup = asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop)
+        try:
+            cleanup.result(timeout=STOP_WITHIN_S)
+        except TimeoutError:
+            self._loop.call_soon_threadsafe(_cancel_every_task, self._loop)
         self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=30)
+        self._thread.join(timeout=STOP_WITHIN_S)
+
+
+# A stop is bounded: requests in flight get STOP_GRACE_S to be answered, the whole cleanup STOP_WITHIN_S.
+STOP_GRACE_S = 1.0
+STOP_WITHIN_S = 3.0
+
+
+def _cancel_every_task(loop: asyncio.AbstractEventLoop) -> None:
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
 
 
 async def start_site(
@@ -227,7 +242,9 @@ def serve_in_thread(config: AgentConfig, host: str = "127.0.0.1", port: int = 0)
     def main() -> None:
         asyncio.set_event_loop(loop)
         try:
-            started["runner"], started["url"] = loop.run_until_complete(start_site(config, host, port))
+            started["runner"], started["url"] = loop.run_until_complete(
+                start_site(config, host, port, shutdown_timeout_s=STOP_GRACE_S)
+            )
         except BaseException as exc:  # reported to the caller below
             started["error"] = exc
             ready.set()

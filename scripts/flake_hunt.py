@@ -3,33 +3,23 @@ differs between runs.
 
     .venv/bin/python scripts/flake_hunt.py --runs 20 [-- extra pytest args]
 
-Exit status 0 when every check had the same outcome in every run, 1 when one did not.
+Each run is the runs room's (``runs.run``): the command a user types, in a process of its own from the repository
+root, its outcomes read from its JUnit by the gate's reader. Exit status 0 when every check had the same outcome in
+every run, 1 when one did not.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
-import time
-import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from nylorun_a2a_kit.fixtures import runs
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def outcomes(junit: Path) -> dict[str, str]:
-    found = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        outcome = "passed"
-        for tag in ("failure", "error", "skipped"):
-            if case.find(tag) is not None:
-                outcome = tag
-                break
-        found[f"{case.get('classname')}::{case.get('name')}"] = outcome
-    return found
+RUN_TIMEOUT_S = 1800
 
 
 def main() -> int:
@@ -41,38 +31,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         for run in range(args.runs):
             mode = [] if run % 2 == 0 else ["-n", "2"]
-            junit = Path(scratch) / f"run-{run}.xml"
-            started = time.monotonic()
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pytest",
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    f"--junitxml={junit}",
-                    f"--a2a-summary-dir={scratch}/summary",
-                    *mode,
-                    *args.pytest_args,
-                ],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            found = outcomes(junit) if junit.exists() else {}
-            for test, outcome in found.items():
+            where = Path(scratch) / f"run-{run}"
+            done = runs.run([*mode, *args.pytest_args], where, cwd=ROOT, timeout_s=RUN_TIMEOUT_S, cold=True)
+            for test, outcome in done.outcomes.items():
                 seen[test][outcome].append(run)
             label = "serial" if not mode else "-n 2"
             print(
-                f"run {run + 1}/{args.runs} ({label}): exit {done.returncode}, {len(found)} checks, "
-                f"{time.monotonic() - started:.1f} s",
+                f"run {run + 1}/{args.runs} ({label}): exit {done.returncode}, {len(done.outcomes)} checks, "
+                f"{done.seconds:.1f} s",
                 flush=True,
             )
     flaky = {test: dict(by) for test, by in seen.items() if len(by) > 1 or sum(map(len, by.values())) != args.runs}
     for test, by in sorted(flaky.items()):
-        detail = "; ".join(f"{outcome} in runs {[r + 1 for r in runs]}" for outcome, runs in sorted(by.items()))
+        detail = "; ".join(f"{outcome} in runs {[r + 1 for r in which]}" for outcome, which in sorted(by.items()))
         print(f"FLAKY {test}: {detail}")
     print(f"{len(seen)} checks, {args.runs} runs, {len(flaky)} with differing outcomes")
     return 1 if flaky else 0
