@@ -7,7 +7,8 @@ which the checks that need the scenario contract are skipped.
     .venv/bin/python scripts/compat_table.py
 
 Reads the peers' checked-in verdicts (peers/expected/<peer>.json) and the reference agent's
-(peers/expected/reference.json); every failure and SHOULD not met on a peer is listed with its explanation.
+(peers/expected/reference.json), as the runs room publishes a run's outcomes (``Outcomes.published``); every
+failure and SHOULD not met on a peer is listed with its explanation.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements  # noqa: E402
+from nylorun_a2a_kit.fixtures.runs.outcomes import SHOULD_NOT_MET  # noqa: E402
 
 COLUMNS = {
     "reference": "Reference agent",
@@ -35,7 +37,7 @@ MARK = {
     "failed": "**FAIL**",
     "skipped": "n/a",
     "mixed": "**FAIL** (some)",
-    "should-not-met": "SHOULD not met",
+    SHOULD_NOT_MET: "SHOULD not met",
     "should-mixed": "SHOULD not met (some)",
     None: "—",
 }
@@ -50,8 +52,8 @@ def requirement_verdicts(document: dict) -> dict[str, str]:
     for rid, outcomes in by_requirement.items():
         if "failed" in outcomes:
             out[rid] = "failed" if outcomes == {"failed"} or "passed" not in outcomes else "mixed"
-        elif "should-not-met" in outcomes:
-            out[rid] = "should-mixed" if "passed" in outcomes else "should-not-met"
+        elif SHOULD_NOT_MET in outcomes:
+            out[rid] = "should-mixed" if "passed" in outcomes else SHOULD_NOT_MET
         elif "passed" in outcomes:
             out[rid] = "passed"
         else:

@@ -54,3 +54,42 @@ def test_every_room_has_a_public_face():
     assert sorted(p.name for p in (REPO / "fixtures").iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(
         ROOMS
     )
+
+
+def _modules(path: Path) -> list[str]:
+    """Every module ``path`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+    return found
+
+
+def test_no_test_imports_the_benchmarks():
+    """The benchmarks measure the kit and may use the kit's tests' helpers; the kit's tests never use a benchmark."""
+    importing = {
+        f"{path.relative_to(REPO)}: {name}"
+        for path in (REPO / "tests").rglob("*.py")
+        for name in _modules(path)
+        if name == "benchmarks" or name.startswith("benchmarks.")
+    }
+    assert not importing, sorted(importing)
+
+
+def test_the_benchmarks_and_scripts_run_the_suites_through_the_runs_room():
+    """No benchmark or script spells a pytest command of its own or reads JUnit XML itself: the runs room's command
+    (``runs.command``) and readers (``runs.Outcomes``, ``fold.junit_cases``) are the only ones."""
+    own = []
+    for path in [*(REPO / "benchmarks").rglob("*.py"), *(REPO / "scripts").glob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        own += [f"{path.relative_to(REPO)} imports {name}" for name in _modules(path) if name.startswith("xml.")]
+        own += [
+            f"{path.relative_to(REPO)}:{node.lineno} spells {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and (node.value == "pytest" or node.value.startswith("--junitxml"))
+        ]
+    assert not own, own
