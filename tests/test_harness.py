@@ -26,9 +26,12 @@ from tests.silent_target import relay_that_goes_silent
 from tests.suite_runs import REPO, clean_run, run_suites
 
 USAGE_ERROR = 4
-STARTUP_S = 15  # two workers starting, and the checks that ran before the target went silent
+# These bounds tell a run the liveness probe stopped (a timeout, the probe and the run's own ending: seconds) from
+# one that waits out a timeout per check left (hundreds of checks, each TIMEOUT_S: many minutes). They are wide,
+# since a busy runner starts and ends processes slowly; they are no speed goal.
+STARTUP_S = 45  # two workers starting, and the checks that ran before the target went silent
 FROZEN_AFTER_S = 10  # into the gate's run, the target's process is stopped
-SLACK_S = 10  # the workers' in-flight checks ending, and the gate writing what it publishes
+SLACK_S = 45  # the workers' in-flight checks ending, and the gate writing what it publishes
 TIMEOUT_S = 3
 # A run of two workers against an agent_process started with kit-key, which then stops answering.
 AGAINST_A_STOPPING_TARGET = ("--a2a-key=kit-key", f"--a2a-timeout-s={TIMEOUT_S}", "-n", "2", "-p", "no:randomly")
