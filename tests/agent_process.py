@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from nylorun_a2a_kit.fixtures.gate.processes import listening_process
+from nylorun_a2a_kit.fixtures.gate.processes import Lingered, listening_process
 
 REPO = Path(__file__).resolve().parent.parent
 CONSOLE_SCRIPT = Path(sys.executable).parent / "nylorun-reference-agent"
@@ -110,7 +110,7 @@ def _read_from(log: Path, offset: int) -> str:
 
 
 def stop(process: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL if it has not ended within STOP_TIMEOUT_S."""
+    """SIGTERM, and wait until it is gone; one still running STOP_TIMEOUT_S later is killed and raises Lingered."""
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGTERM)
@@ -119,6 +119,7 @@ def stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=STOP_TIMEOUT_S)
+        raise Lingered(f"{process.args[0]} (pid {process.pid}) did not stop within {STOP_TIMEOUT_S:.0f} s") from None
 
 
 def announced(prefix: str) -> Callable[[str], str | None]:
