@@ -250,7 +250,7 @@ class NoRetries(RetryPolicy):
         return None
 
 
-@declare("retries-after-success", "a delivery acknowledged with 2xx is sent again", "PUSH-12")
+@declare("retries-after-success", "a delivery acknowledged with 2xx is sent again on the schedule", "PUSH-19")
 class RetriesAfterSuccess(RetryPolicy):
     def delivered(self, status: int | None) -> bool:
         return False
