@@ -49,7 +49,8 @@ class RetryPolicy:
         """When an event is first attempted: at once."""
         return time.time()
 
-    def delivered(self, status: int | None) -> bool:
+    def delivered(self, status: int | None, webhook_id: str = "") -> bool:
+        """Whether the attempt of the event ``webhook_id`` that got ``status`` delivered it."""
         return status is not None and 200 <= status < 300
 
     def gone(self, status: int | None) -> bool:
@@ -196,7 +197,7 @@ class Sender:
         first_at = row["first_at"] or time.time()
         status, retry_after = await self._post(config, row)
         attempts = row["attempts"] + 1
-        if self.retries.delivered(status):
+        if self.retries.delivered(status, row["webhook_id"]):
             self.db.execute(
                 "UPDATE push_outbox SET state='delivered', attempts=?, first_at=? WHERE seq=?",
                 (attempts, first_at, row["seq"]),

@@ -40,10 +40,11 @@ class Paging:
         page_size = self.page_size(params)
         fingerprint = self.fingerprint(flt)
         before = self.position(params.get("pageToken") or "", fingerprint)
-        tasks = self.fetch(flt, before, page_size + 1)
-        more = len(tasks) > page_size
-        tasks = self.cut(tasks, page_size)
-        token = self.token(self.cursor(tasks, before, page_size), fingerprint) if more else self.last_token(fingerprint)
+        served = self.served(page_size)
+        tasks = self.fetch(flt, before, served + 1)
+        more = len(tasks) > served
+        tasks = self.cut(tasks, served)
+        token = self.token(self.cursor(tasks, before, served), fingerprint) if more else self.last_token(fingerprint)
         return tasks, token, page_size, self.total(flt, tasks)
 
     def task_filter(self, caller: Caller, params: dict[str, Any]) -> TaskFilter:
@@ -59,6 +60,10 @@ class Paging:
 
     def page_size(self, params: dict[str, Any]) -> int:
         return params.get("pageSize", DEFAULT_PAGE_SIZE)
+
+    def served(self, page_size: int) -> int:
+        """How many tasks a page holds at most: the page size (a service may serve fewer, a2a.proto)."""
+        return page_size
 
     def fingerprint(self, flt: TaskFilter) -> str:
         """What a page token is bound to: the caller's subject and the filters."""

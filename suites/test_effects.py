@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import time
+
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
-from nylorun_a2a_kit.fixtures.requirements import axes
+from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 pytestmark = pytest.mark.scenario("uncertain")
@@ -41,6 +44,44 @@ def test_uncertain_names_the_effect(a2a_v2_client: A2AClient, a2a_cancel_at_end)
     uncertain = (extensions.read(seen, extensions.EFFECTS) or {}).get("uncertain")
     if not isinstance(uncertain, str) or not uncertain:
         a2a_v2_client.get_task(task["id"]).fail("effects/v1 uncertain is the id of the effect: a non-empty string")
+
+
+# An outcome lost for this long, then found: the scenario's own end is the deadline (the contract keeps the task
+# WORKING with effects/v1 uncertain until its time runs out), so the kit can tell an Agent that never said so.
+SHORT_UNCERTAIN_MS = 3000
+
+
+@pytest.mark.req("EFF-01")
+def test_a_lost_outcome_is_shown_while_it_lasts(a2a_v2_client: A2AClient, a2a_cancel_at_end):
+    """Read from the SendMessage answer until the task ended, with no gap between two reads as long as the outcome
+    stays lost, the kit saw the whole span: a task that ended without ever showing effects/v1 uncertain never
+    reported it. A longer gap (a busy kit) leaves it not checked."""
+    lost_s = SHORT_UNCERTAIN_MS / 1000
+    sent = time.monotonic()
+    exchange = a2a_v2_client.send(drivers.scenario("uncertain", SHORT_UNCERTAIN_MS), return_immediately=True)
+    reads = [(sent, time.monotonic())]  # (sent, answered) of each read, on the kit's clock
+    seen = exchange.task
+    a2a_cancel_at_end(a2a_v2_client, seen["id"])
+    deadline = time.monotonic() + a2a_v2_client.timeout_s + lost_s
+    while extensions.read(seen, extensions.EFFECTS) is None and drivers.state(seen) not in drivers.TERMINAL:
+        if time.monotonic() >= deadline:
+            not_checked(f"task {seen['id']} still showed {drivers.state(seen)} when the kit's wait ended")
+        time.sleep(0.1)
+        sent = time.monotonic()
+        exchange = a2a_v2_client.get_task(seen["id"])
+        reads.append((sent, time.monotonic()))
+        seen = exchange.task
+    if extensions.read(seen, extensions.EFFECTS) is not None:
+        if drivers.state(seen) != "TASK_STATE_WORKING":
+            exchange.fail("a step whose outcome was lost keeps the task WORKING")
+        return
+    widest = max((answered - before for (before, _), (_, answered) in itertools.pairwise(reads)), default=0.0)
+    if widest >= lost_s:
+        not_checked(f"two of the kit's reads were {widest:.1f} s apart: the lost outcome may have shown between them")
+    exchange.fail(
+        f"the task ended {drivers.state(seen)} after {len(reads)} reads, none {widest:.1f} s or more apart, none "
+        f"showing effects/v1 uncertain: the outcome lost for {lost_s:.0f} s (scenario uncertain) was never reported"
+    )
 
 
 # -- the lost outcome on every channel the working task travels (it is answered at once, before it settles)

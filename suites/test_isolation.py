@@ -95,11 +95,17 @@ def test_list_shows_only_this_agent(a2a_target: Target, a2a_client: A2AClient, o
 @pytest.mark.req("ISO-04")
 @pytest.mark.scenario("slow")
 def test_same_context_id_is_a_separate_conversation_per_subject(
-    a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_cancel_at_end
+    a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
 ):
     context = drivers.new_context()
     running = a2a_client.send(drivers.scenario("slow", 120_000), context_id=context, return_immediately=True).task
     a2a_cancel_at_end(a2a_client, running["id"])
-    exchange = a2a_other_client.send(drivers.scenario("complete"), context_id=context)
+    # Asked not to queue (QUEUE-06), the other subject's message shows at once whether its conversation is busy:
+    # refused CONTEXT_BUSY, it shares ours (what arrived); served, it ends on its own.
+    exchange = a2a_other_client.send(
+        drivers.scenario("complete"), context_id=context, **drivers.delivery(a2a_target, "reject")
+    )
+    if exchange.is_error and (exchange.detail("ErrorInfo") or {}).get("reason") == "CONTEXT_BUSY":
+        exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
     if drivers.state(drivers.settle(a2a_other_client, exchange.task)) != "TASK_STATE_COMPLETED":
         exchange.fail("another subject's conversation with the same contextId must not be busy with ours")

@@ -29,9 +29,13 @@ def _pushed_task(a2a_client: A2AClient, receiver: PushReceiver, **fields) -> tup
     return task, endpoint
 
 
-def _until_ended(endpoint: Endpoint, task: dict, a2a_target: Target) -> list:
-    """The deliveries up to the one that shows the task's terminal state."""
-    return push_checks.until_pushed(endpoint, drivers.state(task), a2a_target)
+def _until_ended(
+    endpoint: Endpoint, task: dict, a2a_target: Target, client: A2AClient | None = None, judge=None
+) -> list:
+    """The deliveries up to the one that shows the task's terminal state; ``judge`` judges what arrived when it did
+    not come in time."""
+    ended = drivers.state(task)
+    return push_checks.until_pushed(endpoint, ended, a2a_target, client=client, task_id=task["id"], judge=judge)
 
 
 @pytest.mark.req("PUSH-05")
@@ -39,7 +43,7 @@ def test_the_end_of_an_ordinary_task_is_delivered(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
     task, endpoint = _pushed_task(a2a_client, a2a_push_receiver)
-    _until_ended(endpoint, task, a2a_pushing)
+    _until_ended(endpoint, task, a2a_pushing, a2a_client)
 
 
 @pytest.mark.req("PUSH-06")
@@ -47,7 +51,8 @@ def test_deliveries_of_an_ordinary_task_are_its_stream_responses(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
 ):
     task, endpoint = _pushed_task(a2a_client, a2a_push_receiver)
-    push_checks.check_stream_responses(_until_ended(endpoint, task, a2a_pushing), task["id"])
+    judged = lambda ds: push_checks.check_stream_responses(ds, task["id"])  # noqa: E731 - what arrived, judged
+    judged(_until_ended(endpoint, task, a2a_pushing, judge=judged))
 
 
 @pytest.mark.req("PUSH-07")
@@ -56,4 +61,5 @@ def test_deliveries_of_an_ordinary_task_carry_the_authentication(
 ):
     secret = new_id("cred")
     task, endpoint = _pushed_task(a2a_client, a2a_push_receiver, scheme="Bearer", credentials=secret)
-    push_checks.check_authentication(_until_ended(endpoint, task, a2a_pushing), secret)
+    judged = lambda ds: push_checks.check_authentication(ds, secret)  # noqa: E731 - what arrived, judged
+    judged(_until_ended(endpoint, task, a2a_pushing, judge=judged))

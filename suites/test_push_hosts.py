@@ -59,6 +59,11 @@ def _gets_nothing(a2a_pushing: Target, a2a_client: A2AClient, receiver: PushRece
         control.quiet_for(push_checks.watch_s(a2a_pushing, 400) + 0.3, after=10**6)
     if receiver.hits(path):
         exchange.fail(f"a delivery reached {url}, a destination the Runtime does not allow")
+    if not exchange.is_error and not control.deliveries:  # nothing was delivered anywhere: nothing was judged
+        not_checked(
+            f"the allowed config beside it got no delivery either in the kit's {a2a_pushing.push.wait_s:.0f} s wait",
+            needs="--a2a-push-wait-s longer than the target takes to deliver",
+        )
 
 
 @pytest.mark.parametrize("kind", SPELLINGS)
@@ -95,6 +100,11 @@ def test_redirect_from_an_allowed_host_is_not_followed(
     endpoint = a2a_push_receiver.endpoint([f"redirect:{target_url}"] * 50)
     drivers.create_push_config(a2a_client, task["id"], endpoint.url).ok()
     a2a_client.send("blue", task_id=task["id"], context_id=task["contextId"])
-    endpoint.wait_for(lambda ds: len(ds) >= 3, a2a_pushing.push.wait_s)
+    redirected = endpoint.wait_for(lambda ds: len(ds) >= 3, a2a_pushing.push.wait_s)
     if a2a_push_receiver.hits(path):
         pytest.fail(f"the sender followed a redirect to {target_url}")
+    if not redirected:  # no attempt was answered with a redirect: nothing was judged
+        not_checked(
+            f"no delivery came in the kit's {a2a_pushing.push.wait_s:.0f} s wait to answer with a redirect",
+            needs="--a2a-push-wait-s longer than the target takes to deliver",
+        )

@@ -27,11 +27,6 @@ def busy(a2a_client: A2AClient):
     drivers.cancel_quietly(a2a_client, running["id"])
 
 
-def _delivery(a2a_target: Target, value: str) -> dict:
-    where = "message_metadata" if a2a_target.delivery_in == "message-metadata" else "metadata"
-    return {where: {"delivery": value}}
-
-
 def _queue(a2a_client: A2AClient, context: str, message_id: str | None = None, **send) -> Exchange:
     return a2a_client.send(
         drivers.scenario("complete"), context_id=context, message_id=message_id, return_immediately=True, **send
@@ -76,7 +71,12 @@ def _after_queue_drains(a2a_client: A2AClient, context: str, running: dict) -> l
         if all(drivers.state(t) in drivers.SETTLED for t in listed):
             return listed
         if time.monotonic() >= deadline:
-            pytest.fail(f"context {context}: tasks still unsettled after {a2a_client.timeout_s} s")
+            unsettled = [t["id"] for t in listed if drivers.state(t) not in drivers.SETTLED]
+            pytest.fail(
+                f"context {context}: the probe queued last has ended, yet tasks queued before it ({unsettled}) "
+                f"had still not ended {a2a_client.timeout_s:.0f} s later: a context takes its queue in order, one "
+                "turn at a time"
+            )
         time.sleep(interval)
         interval = min(interval * 2, 0.5)
 
@@ -94,7 +94,9 @@ def _takers(listed: list[dict], message_ids: list[str]) -> dict[str, list[dict]]
 @pytest.mark.parametrize("delivery", [None, "queue"], ids=["no-delivery", "delivery-queue"])
 def test_message_to_busy_context_is_queued(a2a_client: A2AClient, a2a_target: Target, busy, delivery: str | None):
     context, running = busy
-    _queued_task(_queue(a2a_client, context, **(_delivery(a2a_target, delivery) if delivery else {})), context, running)
+    _queued_task(
+        _queue(a2a_client, context, **(drivers.delivery(a2a_target, delivery) if delivery else {})), context, running
+    )
 
 
 @pytest.mark.req("QUEUE-02")
@@ -194,7 +196,7 @@ def test_reject_delivery_gets_context_busy(a2a_client: A2AClient, a2a_target: Ta
         message_id=rejected,
         return_immediately=at_once or None,
         timeout_s=a2a_target.wait_ms / 1000 + a2a_target.timeout_s,
-        **_delivery(a2a_target, "reject"),
+        **drivers.delivery(a2a_target, "reject"),
     )
     exchange.expect_error("UnsupportedOperationError", reason="CONTEXT_BUSY")
     info = exchange.detail("ErrorInfo") or {}

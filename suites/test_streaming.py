@@ -63,7 +63,9 @@ def judge(exchange: Exchange, client: A2AClient, target: Target) -> str | None:
     """The stream rule on a SendStreamingMessage answer; the id of the task a Task stream carried."""
     if exchange.events is None:
         exchange.fail("the card declares streaming, but SendStreamingMessage did not answer a text/event-stream")
-    problem, unsettled = stream_verdict(exchange.events, exchange.stream_closed)
+    problem, unsettled = stream_verdict(
+        exchange.events, exchange.stream_closed, written_after=exchange.blocks_after_last_event
+    )
     if problem:
         exchange.fail(problem)
     task = streams.first_task(exchange.events[0])

@@ -21,7 +21,11 @@ def judge(exchange: Exchange, client: A2AClient, task_id: str, *, state_now: str
                 not_checked(f"the task was {now} by the time the subscription reached the Agent")
         exchange.fail("SubscribeToTask on a task that is not terminal must answer a text/event-stream")
     problem, unsettled = streams.verdict(
-        exchange.events, exchange.stream_closed, subscribed=task_id, state_now=state_now
+        exchange.events,
+        exchange.stream_closed,
+        subscribed=task_id,
+        state_now=state_now,
+        written_after=exchange.blocks_after_last_event,
     )
     if problem:
         exchange.fail(problem)

@@ -103,6 +103,21 @@ def _status(state: str, task_id: str = "t-1") -> dict:
 MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}
 
 
+def test_a_stream_that_goes_on_after_its_terminal_update_fails_and_a_quiet_one_is_left_to_its_close():
+    """Blocks the Agent wrote after the terminal update (keep-alives) show it continued the stream past its end,
+    whenever the kit read them; an open stream quiet after it is not judged (no rule bounds the close)."""
+    from nylorun_a2a_kit.fixtures.client import sse
+    from nylorun_a2a_kit.fixtures.scenarios.streams import verdict as stream_verdict
+
+    events = [_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")]
+    body = b'data: {"a": 1}\n\n: keep-alive\n\ndata: {"b": 2}\n\n'
+    assert sse.blocks_after_last_event(body) == 0
+    assert sse.blocks_after_last_event(body + b": keep-alive\n\n: keep-alive\r\n\r\n") == 2
+    problem, _ = stream_verdict(events, False, written_after=2)
+    assert problem is not None and "went on (2 blocks)" in problem
+    assert stream_verdict(events, False) == (None, "TASK_STATE_COMPLETED")
+
+
 @pytest.mark.parametrize(
     ("events", "closed", "verdict"),
     [
@@ -124,7 +139,7 @@ MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts
             True,
             ("a stream event is a JSON-RPC error", None),
         ),
-        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")], False, ("the task reached", None)),
+        ([_task("TASK_STATE_WORKING"), _status("TASK_STATE_COMPLETED")], False, (None, "TASK_STATE_COMPLETED")),
     ],
     ids=[
         "task-then-updates",
@@ -137,7 +152,7 @@ MESSAGE = {"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts
         "no-task-first",
         "another-task",
         "error-event",
-        "terminal-left-open",
+        "terminal-then-quiet",
     ],
 )
 def test_the_stream_rule_passes_what_a2a_allows_and_fails_each_break(events, closed, verdict):

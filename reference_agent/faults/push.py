@@ -252,7 +252,7 @@ class NoRetries(RetryPolicy):
 
 @declare("retries-after-success", "a delivery acknowledged with 2xx is sent again on the schedule", "PUSH-19")
 class RetriesAfterSuccess(RetryPolicy):
-    def delivered(self, status: int | None) -> bool:
+    def delivered(self, status: int | None, webhook_id: str = "") -> bool:
         return False
 
 

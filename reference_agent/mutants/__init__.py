@@ -30,11 +30,11 @@ __all__ = ["AXES", "Mutant", "catalog", "check_mutants", "seams"]
 def catalog() -> dict[str, Mutant]:
     """Every mutant by name, each axis's in turn (derived once, from the schemas and the requirements)."""
     from nylorun_a2a_kit.fixtures.requirements import load
-    from nylorun_a2a_kit.reference_agent.mutants import channels, combined, reads, several, spellings
+    from nylorun_a2a_kit.reference_agent.mutants import allowed, channels, combined, reads, several, spellings
 
     requirements = load()
     found: dict[str, Mutant] = {}
-    axes = (channels, spellings, several, combined, reads)
+    axes = (channels, spellings, several, combined, reads, allowed)
     for derived in (axis.derive(requirements) for axis in axes):
         for one in derived:
             if one.name in found:

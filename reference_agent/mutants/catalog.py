@@ -7,8 +7,9 @@ deliveries only. Its behaviour is that of a fault (:mod:`..faults.catalog`): a v
 strategies, or a middleware that rewrites what goes on the wire.
 
 A mutant the rules allow is *equivalent*: it carries the reason, naming the rule it read (the upper-case
-hex of a sha256 the files/v1 schema takes in either case). The kit must pass an Agent so changed; a run that
-fails one is a wrong verdict of the kit, never a kill.
+hex of a sha256 the files/v1 schema takes in either case). Equivalent mutants are the allowed variations of a
+correct Runtime, the allowed axis's (:mod:`.allowed`) and the other axes' alike: the kit must pass an Agent so
+changed; a run that fails one is a wrong verdict of the kit, never a kill.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ AXES = {
     "several": "a rule about one of several things, broken for the second or the last only",
     "combined": "two options that combine, one of them dropped only when the other is given",
     "read": "a read that changes what later reads show",
+    "allowed": "what a correct Runtime may show, each with the rule that allows it: late answers and deliveries "
+    "across a real network, a delivery again after its 2xx, fewer tasks per page, what HTTP stacks and proxies do "
+    "to an answer (every one of these is allowed: the kit must pass them)",
 }
 
 

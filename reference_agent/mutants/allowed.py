@@ -1,0 +1,175 @@
+"""The allowed axis: what a correct Runtime may show, each variation with the rule that allows it. The kit must pass
+the agent under each, alone and in pairs (``tests/test_variations.py``).
+
+They are mutants no rule forbids (equivalent, with their reason), as the equivalent mutants of the other axes are:
+one kind, the allowed variations of a correct Runtime. Each names the requirements whose checks must pass it (the
+rules read): those whose object travels the channel the variation changes.
+
+Derived from what the sources leave open: latency (no rule bounds how long an answer or a delivery takes on the
+way), at-least-once delivery (Standard Webhooks' idempotency key), a short page (a2a.proto's ``page_size``: "The
+service may return fewer than this value"), and what HTTP stacks and proxies do to an answer
+(RFC 9112's chunked transfer coding and ``Connection: close``, RFC 8259's ``charset`` parameter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from aiohttp import web
+
+from nylorun_a2a_kit.reference_agent.delivery import RetryPolicy
+from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
+from nylorun_a2a_kit.reference_agent.listing import Paging
+from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
+
+LATE_S = 0.5  # how late a late delivery or answer comes: a Runtime in another region, or under load
+LATE_ANSWER_EVERY = 5  # one answer in this many comes late (every answer late would make a run minutes longer)
+
+AT_LEAST_ONCE = (
+    "delivery is at least once: a sender that did not read the 2xx sends the event again, with the same webhook-id "
+    "(Standard Webhooks: an event 'sent multiple times maliciously, in error, or due to networking issues')"
+)
+LATENCY = (
+    "neither A2A nor the profile bounds how long an answer or a delivery takes on the way; a Runtime in another "
+    "region or under load answers and delivers late"
+)
+SHORT_PAGES = (
+    "a2a.proto's ListTasksRequest.page_size: 'The service may return fewer than this value'; the rest follows on "
+    "the next page, and the page size used is still the one asked (the client page: 50 by default)"
+)
+HTTP_STACKS = (
+    "what an HTTP stack or proxy may do to an answer: RFC 9112 lets a server send any body chunked and close the "
+    "connection after an answer (Connection: close); RFC 8259's JSON media type may carry a charset parameter"
+)
+
+
+def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
+    pushed = tuple(sorted(r.id for r in requirements.values() if r.area == "push" or "push" in r.channels))
+    answered = tuple(sorted(r.id for r in requirements.values() if r.checked_by is None and r.later is None))
+    listed = tuple(sorted(r.id for r in requirements.values() if r.area == "list-tasks" or "list" in r.channels))
+    yield mutant(
+        "allowed/delivery/late",
+        f"every push delivery's first attempt comes {LATE_S} s after its event, in order",
+        LateDeliveries,
+        equivalent=LATENCY,
+        read=pushed,
+    )
+    yield mutant(
+        "allowed/delivery/again-after-2xx",
+        "every event acknowledged with 2xx is delivered once more, with the same webhook-id",
+        RedeliveredOnce,
+        equivalent=AT_LEAST_ONCE,
+        read=pushed,
+    )
+    yield mutant(
+        "allowed/answer/late",
+        f"one JSON-RPC answer in {LATE_ANSWER_EVERY} comes {LATE_S} s late",
+        _late_answers,
+        equivalent=LATENCY,
+        read=answered,
+    )
+    yield mutant(
+        "allowed/list/short-pages",
+        "a ListTasks page holds at most half its pageSize (at least one task), the rest on the next pages",
+        ShortPages,
+        equivalent=SHORT_PAGES,
+        read=listed,
+    )
+    yield mutant(
+        "allowed/http/chunked",
+        "every JSON-RPC answer is sent with chunked transfer coding, no Content-Length",
+        _chunked,
+        equivalent=HTTP_STACKS,
+        read=answered,
+    )
+    yield mutant(
+        "allowed/http/connection-close",
+        "every JSON-RPC answer closes its connection (Connection: close)",
+        _closing,
+        equivalent=HTTP_STACKS,
+        read=answered,
+    )
+    yield mutant(
+        "allowed/http/charset",
+        "every JSON-RPC answer's Content-Type names its charset (application/json; charset=utf-8)",
+        _with_charset,
+        equivalent=HTTP_STACKS,
+        read=answered,
+    )
+
+
+class LateDeliveries(RetryPolicy):
+    def first_due(self, body: dict[str, Any]) -> float:
+        return super().first_due(body) + LATE_S
+
+
+class RedeliveredOnce(RetryPolicy):
+    """A 2xx is taken for a failure once per event: the event comes again on the retry schedule, then stops."""
+
+    def __init__(self, time_scale: float):
+        super().__init__(time_scale)
+        self._acknowledged: set[str] = set()
+
+    def delivered(self, status: int | None, webhook_id: str = "") -> bool:
+        if not super().delivered(status, webhook_id):
+            return False
+        if webhook_id in self._acknowledged:
+            return True
+        self._acknowledged.add(webhook_id)
+        return False
+
+
+class ShortPages(Paging):
+    """Pages of half the page size: fewer tasks a page, never fewer tasks in all."""
+
+    def served(self, page_size: int) -> int:
+        return max(1, super().served(page_size) // 2)
+
+
+def _late_answers(config: Any) -> Any:
+    chosen = random.Random(f"late-answers:{time.time_ns()}")
+
+    @web.middleware
+    async def late(request: web.Request, handler: Any) -> web.StreamResponse:
+        response = await handler(request)
+        if request.match_info.route.name == RPC_ROUTE and chosen.randrange(LATE_ANSWER_EVERY) == 0:
+            await asyncio.sleep(LATE_S)
+        return response
+
+    return late
+
+
+def _rpc_answers(change: Any) -> Any:
+    """A middleware factory that applies ``change`` to every JSON-RPC answer with a body (not a stream)."""
+
+    def factory(config: Any) -> Any:
+        @web.middleware
+        async def changed(request: web.Request, handler: Any) -> web.StreamResponse:
+            response = await handler(request)
+            if request.match_info.route.name == RPC_ROUTE and isinstance(response, web.Response):
+                change(response)
+            return response
+
+        return changed
+
+    return factory
+
+
+def _chunk(response: web.Response) -> None:
+    response.enable_chunked_encoding()
+
+
+def _close(response: web.Response) -> None:
+    response.force_close()
+
+
+def _charset(response: web.Response) -> None:
+    if response.content_type.endswith("json"):
+        response.charset = "utf-8"
+
+
+_chunked, _closing, _with_charset = _rpc_answers(_chunk), _rpc_answers(_close), _rpc_answers(_charset)

@@ -1,0 +1,54 @@
+"""Every allowed variation of a correct Runtime is passed, alone and beside each other one, like a fault is failed.
+
+The variations are the reference agent's equivalent mutants of the allowed axis (``reference_agent/mutants/
+allowed.py``): latency on answers and deliveries, a delivery again after its 2xx, a lower page limit, what HTTP
+stacks do to an answer; each names the rule that allows it and the requirements whose checks must pass it. A run
+under one checks those requirements; a run under two, the requirements both change (``--a2a-strict-should=yes``:
+a SHOULD a variation would break is no allowed variation). A failed check here is a wrong verdict of the kit.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from nylorun_a2a_kit.reference_agent import mutants
+from tests.suite_runs import run_suites
+
+pytestmark = pytest.mark.slow
+
+VARIATIONS = {name: one for name, one in mutants.catalog().items() if one.axis == "allowed"}
+PAIRS = list(itertools.combinations(sorted(VARIATIONS), 2))
+
+
+def _passed(tmp_path, names: tuple[str, ...], read: set[str]) -> None:
+    verdicts = run_suites(
+        tmp_path,
+        f"--a2a-reference-mutant={','.join(names)}",
+        f"--a2a-req={','.join(sorted(read))}",
+        "--a2a-strict-should=yes",
+        "--a2a-property-profile=quick",
+        lean=True,
+        timeout_s=1200,
+    )
+    failed = verdicts.with_outcome("failed") + verdicts.with_outcome("error")
+    assert not failed, f"wrong verdicts under {' + '.join(names)}: {failed}\n{verdicts.summary()}"
+    assert verdicts.returncode == 0 and verdicts.with_outcome("passed"), verdicts.summary()
+
+
+def test_every_variation_names_the_rule_that_allows_it():
+    assert len(VARIATIONS) >= 7
+    for name, one in VARIATIONS.items():
+        assert one.equivalent and one.read and not one.breaks, name
+
+
+@pytest.mark.parametrize("name", sorted(VARIATIONS))
+def test_a_variation_alone_is_passed(tmp_path, name: str):
+    _passed(tmp_path, (name,), set(VARIATIONS[name].read))
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS, ids=[f"{a}+{b}" for a, b in PAIRS])
+def test_two_variations_together_are_passed(tmp_path, first: str, second: str):
+    both = set(VARIATIONS[first].read) & set(VARIATIONS[second].read)
+    _passed(tmp_path, (first, second), both or set(VARIATIONS[first].read) | set(VARIATIONS[second].read))
