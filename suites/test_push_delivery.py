@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 
@@ -317,8 +318,9 @@ def test_delivery_is_retried_after_a_refused_connection(
     # Let a few attempts meet the closed port, then listen: only a retry can arrive now.
     endpoint.quiet_for(min(a2a_pushing.push.scaled(400), a2a_pushing.push.wait_s / 3), after=0)
     a2a_push_receiver.open_closed()
+    opened = time.monotonic()  # after the event's first attempt, refused or yet to come: the window runs past this
     delivered = push_checks.within_the_window(
-        endpoint, lambda ds: len(ds) >= 1, a2a_pushing, "a retry after the refusal"
+        endpoint, lambda ds: len(ds) >= 1, a2a_pushing, "a retry after the refusal", window_from=opened
     )
     if not delivered:
         pytest.fail("a delivery refused at connect must be retried once the receiver listens")
