@@ -1,4 +1,16 @@
-"""Mutation score: the suites against the reference agent's derived mutants, the kill rate per axis, every survivor.
+"""Mutation score: the suites against the reference agent's mutants, the kill rate per axis, every survivor.
+
+By default, a seeded sample of the **source mutants** (``reference_agent/mutants/source.py``: the agent's own code
+mutated one place at a time, mutmut's operators on its Python, the kit's on its SQL), stratified by operator and
+module: each operator gets an equal share, spread over the modules it occurs in. A hits run records which checks
+reach each function of the agent; each mutant then runs those checks, fastest first, fail-fast (``-x``), forked warm
+from a process that has loaded the suites once; verdicts are cached by the mutant and the code it ran against
+(``.mutation-cache/``). Reported: the kill rate per module and per operator over the mutants that are neither
+equivalent nor unobservable (goal: 90 %), and every survivor with its class from
+``reference_agent/mutants/survivors.toml``: *equivalent* (the rule read that allows it), *unobservable* to a
+black-box client (why), or *unclassified* (a gap in the checks, until a check of its rule's whole class kills it).
+
+With ``--axis`` (a derived axis: channel, spelling, several, combined, read, allowed):
 
 Each mutant (``reference_agent/mutants/``, a seeded sample of each axis where the axis is large) is run as its own
 embedded reference agent, ``pytest --a2a-reference-mutant=NAME``, fail-fast, by the runs room (``runs.run``: lean,
@@ -15,6 +27,7 @@ Reported: per axis the mutants derived and run, equivalent and not, killed (by t
 by another check), survived, and the kill rate over the non-equivalent ones (goal: 95 % on every axis); every
 survivor, and every equivalent with its reason and its verdict; the wall time.
 
+    .venv/bin/python -m benchmarks.mutation_score [--source-sample 320] [--seed 1] [-j 2]
     .venv/bin/python -m benchmarks.mutation_score [--quick] [--sample 60] [--seed 1] [-j 2] [--axis channel]
 """
 
@@ -30,12 +43,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from benchmarks import common
+from benchmarks import common, source_score
 from nylorun_a2a_kit.fixtures import runs
 from nylorun_a2a_kit.fixtures.requirements import check_ids
 from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant, catalog
 
 GOAL = 0.95
+SOURCE_GOAL = 0.90
 RUN_TIMEOUT_S = 1200
 
 
@@ -103,7 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=60, help="mutants an axis at most, seeded (0: all; default 60)")
     parser.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
-    parser.add_argument("--axis", action="append", choices=list(AXES), help="only this axis (repeatable)")
+    parser.add_argument(
+        "--axis", action="append", choices=list(AXES), help="only this axis (repeatable; default: source)"
+    )
+    parser.add_argument(
+        "--source-sample", type=int, default=320, help="source mutants sampled, seeded (0: all; default 320)"
+    )
     parser.add_argument("--json", help="write every verdict to this file")
     parser.add_argument(
         "--equivalents-full",
@@ -116,10 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.equivalents_full is None:
         args.equivalents_full = not args.quick
     common.print_heading("benchmarks.mutation_score", argv)
+    if args.axis is None and not args.quick:
+        args.axis = ["source"]
+    if args.axis == ["source"]:
+        return source_score.main(args)
     mutants = catalog()
     # The allowed axis has nothing to kill: its variations are proven passed, alone and in pairs, by the kit's own
     # tests (tests/test_variations.py); the quick score leaves them to those.
-    axes = args.axis or [axis for axis in AXES if not (args.quick and axis == "allowed")]
+    axes = [a for a in args.axis or AXES if a != "source" and not (args.quick and a == "allowed")]
     chosen = sampled(mutants, axes, args.sample, args.seed)
     print(f"{len(mutants)} mutants derived; {len(chosen)} run ({', '.join(axes)}), {args.jobs} at once", flush=True)
     started = time.perf_counter()

@@ -225,7 +225,15 @@ def _cancel_every_task(loop: asyncio.AbstractEventLoop) -> None:
 async def start_site(
     config: AgentConfig, host: str, port: int, *, shutdown_timeout_s: float = 60.0
 ) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(build_app(config), access_log=None, shutdown_timeout=shutdown_timeout_s)
+    # Source mutants take their functions' places before the app is built, until it is cleaned up.
+    source_mutants = mutants.patched(config.mutants)
+    app = build_app(config)
+
+    async def undo_source_mutants(app: web.Application) -> None:
+        source_mutants.undo()
+
+    app.on_cleanup.append(undo_source_mutants)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=shutdown_timeout_s)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

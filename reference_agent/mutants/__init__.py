@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 from nylorun_a2a_kit.reference_agent.mutants.catalog import AXES, Mutant
 from nylorun_a2a_kit.reference_agent.seams import Seams
 
-__all__ = ["AXES", "Mutant", "catalog", "check_mutants", "seams"]
+__all__ = ["AXES", "Mutant", "catalog", "check_mutants", "patched", "seams"]
+SOURCE = "source/"  # the source axis's names: mutants of the agent's own code (.source), made on demand
 
 
 @cache
@@ -44,7 +46,13 @@ def catalog() -> dict[str, Mutant]:
 
 
 def check_mutants(names: Iterable[str]) -> None:
-    unknown = sorted(set(names) - set(catalog()))
+    names = set(names)
+    of_source = {name for name in names if name.startswith(SOURCE)}
+    if of_source:
+        from nylorun_a2a_kit.reference_agent.mutants import source
+
+        source.check(of_source)
+    unknown = sorted(names - of_source - set(catalog()))
     if unknown:
         raise ValueError(f"unknown mutant {', '.join(unknown)} (nylorun-reference-agent --list-mutants lists them)")
 
@@ -56,8 +64,17 @@ def seams(names: Iterable[str]) -> Seams:
     variants: dict[type, list[type]] = {}
     middlewares = []
     for name in names:
+        if name.startswith(SOURCE):
+            continue  # no seam: its function's code is swapped (patched)
         one = catalog()[name]
         for variant in one.variants:
             variants.setdefault(variant.__bases__[0], []).append(variant)
         middlewares += one.middlewares
     return Seams(variants, middlewares)
+
+
+def patched(names: Iterable[str]) -> Any:
+    """The source mutants among ``names`` in place in this process, until ``.undo()``."""
+    from nylorun_a2a_kit.reference_agent.mutants import source
+
+    return source.patched(names)

@@ -30,6 +30,8 @@ AXES = {
     "allowed": "what a correct Runtime may show, each with the rule that allows it: late answers and deliveries "
     "across a real network, a delivery again after its 2xx, fewer tasks per page, what HTTP stacks and proxies do "
     "to an answer (every one of these is allowed: the kit must pass them)",
+    "source": "the reference agent's own code, one place at a time: mutmut's operators on its Python, the kit's on "
+    "its SQL (no requirement names what they break: every check judges them)",
 }
 
 
@@ -44,11 +46,15 @@ class Mutant:
     run_with: tuple[str, ...] = ()  # kit options its run needs besides the mutant itself
     variants: tuple[type, ...] = field(default=(), compare=False, repr=False)
     middlewares: tuple[MiddlewareFactory, ...] = field(default=(), compare=False, repr=False)
+    unobservable: str | None = None  # why no black-box client can tell it (a log line, a performance choice, dead code)
 
     def __post_init__(self) -> None:
         if self.axis not in AXES:
             raise ValueError(f"{self.name}: unknown axis {self.axis}")
-        if bool(self.breaks) == bool(self.equivalent):
+        if self.axis == "source":
+            if self.breaks:
+                raise ValueError(f"{self.name}: a source mutant names no requirement: every check judges it")
+        elif bool(self.breaks) == bool(self.equivalent):
             raise ValueError(f"{self.name}: a mutant breaks requirements, or is equivalent with its reason")
         if self.equivalent and not self.read:
             raise ValueError(f"{self.name}: an equivalent mutant names the requirements whose rules were read")
