@@ -72,3 +72,36 @@ def test_cancel_twice_is_not_cancelable(a2a_client: A2AClient):
 @pytest.mark.req("CANCEL-03")
 def test_cancel_unknown_task_is_not_found(a2a_client: A2AClient):
     a2a_client.cancel(new_id("task")).expect_error("TaskNotFoundError")
+
+
+def _as_it_was(a2a_client: A2AClient, tasks: list[dict], what: str) -> None:
+    """Each task in the state it was in; an ended one with its status timestamp too (a running one's may move)."""
+    for task in tasks:
+        now = a2a_client.get_task(task["id"])
+        ended = drivers.state(task) in drivers.TERMINAL
+        if (drivers.state(now.task), now.task["status"].get("timestamp") if ended else None) != (
+            drivers.state(task),
+            task["status"].get("timestamp") if ended else None,
+        ):
+            now.fail(f"{what} must leave task {task['id']} as it was ({drivers.state(task)}), a task it did not name")
+
+
+@pytest.mark.req("CANCEL-01", "CANCEL-02")
+@pytest.mark.scenario("complete")
+@pytest.mark.scenario("slow")
+def test_a_cancel_changes_only_the_task_it_names(a2a_client: A2AClient, a2a_cancel_at_end):
+    """Refused (an ended task) or served (a running one), CancelTask changes the task it names and no other: not
+    the other task of the same conversation, not a task of another conversation."""
+    context = drivers.new_context()
+    ended = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+    running = a2a_client.send(drivers.scenario("slow", LONG_MS), context_id=context, return_immediately=True).task
+    a2a_cancel_at_end(a2a_client, running["id"])
+    elsewhere = a2a_client.send(drivers.scenario("slow", LONG_MS), return_immediately=True).task
+    a2a_cancel_at_end(a2a_client, elsewhere["id"])
+    running = drivers.wait_for(a2a_client, running["id"], ["TASK_STATE_WORKING"])
+    elsewhere = drivers.wait_for(a2a_client, elsewhere["id"], ["TASK_STATE_WORKING"])
+    a2a_client.cancel(ended["id"]).expect_error("TaskNotCancelableError")
+    _as_it_was(a2a_client, [running, elsewhere], "a refused CancelTask")
+    if drivers.state(a2a_client.cancel(running["id"]).task) != "TASK_STATE_CANCELED":
+        return  # CANCEL-01's own checks judge the answer
+    _as_it_was(a2a_client, [ended, elsewhere], "CancelTask")

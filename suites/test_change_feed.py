@@ -69,6 +69,34 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
         pytest.fail("the feed lists turns in the order they changed: changedAt never goes back")
 
 
+@pytest.mark.req("FEED-02", "FEED-03")
+@pytest.mark.scenario("complete")
+def test_a_reader_polling_at_the_end_never_goes_back(feed: Feed, a2a_client: A2AClient):
+    """A reader that reached the end polls on with each page's cursor, empty pages too, as a reader waiting for
+    changes does: no poll gives a change it already read, none goes back in changedAt, and a new change comes."""
+    cursor = feed.tail()
+    first = drivers.run(a2a_client, "complete")
+    turns, cursor = feed.walk(after=cursor, until=[first["id"]])
+    read = {(t["turnId"], t["changedAt"], t["status"]) for t in turns}
+    last = max((_when(t["changedAt"]) for t in turns), default=None)
+    for poll in range(1, 4):
+        exchange, page = feed.page(changedAfter=cursor)
+        again = [t for t in page["turns"] if (t["turnId"], t["changedAt"], t["status"]) in read]
+        earlier = [t for t in page["turns"] if last and _when(t["changedAt"]) < last]
+        if again or earlier:
+            exchange.fail(
+                f"poll {poll} at the feed's end, with the cursor the last page gave, went back: it gave "
+                f"{len(again)} change(s) already read and {len(earlier)} from before the last one read"
+            )
+        read |= {(t["turnId"], t["changedAt"], t["status"]) for t in page["turns"]}
+        last = max([last, *(_when(t["changedAt"]) for t in page["turns"])], key=lambda w: w or datetime.min)
+        cursor = page["cursor"]
+    later = drivers.run(a2a_client, "complete")
+    turns, _ = feed.walk(after=cursor, until=[later["id"]])
+    if not _for(turns, later["id"]) or _for(turns, first["id"]):
+        pytest.fail("after polling at the end, the feed gives the new turn, and not the one read before it")
+
+
 @pytest.mark.req("FEED-02")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("read", axes.members("FEED-02", "reads"))

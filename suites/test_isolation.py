@@ -109,3 +109,33 @@ def test_same_context_id_is_a_separate_conversation_per_subject(
         exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
     if drivers.state(drivers.settle(a2a_other_client, exchange.task)) != "TASK_STATE_COMPLETED":
         exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
+
+
+@pytest.mark.req("SEND-04", "ISO-01")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("who", ["another subject", "another subject, sending first", "another Agent"])
+def test_a_message_id_is_a_key_of_its_subject_and_agent(
+    a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target, who: str
+):
+    """messageId makes a retry idempotent for the caller that sent it: the same id from another subject (either
+    one first: one subject's name may begin the other's), or to another Agent, is another message. It starts a
+    task of its own, and the first caller's task is as it was."""
+    if who == "another Agent" and not a2a_target.other_agent_url:
+        not_checked("no second Agent given", needs="--a2a-other-agent-url: a second Agent on the same Runtime and key")
+    first, second = a2a_client, a2a_other_client
+    if who == "another subject, sending first":
+        first, second = a2a_other_client, a2a_client
+    elif who == "another Agent":
+        second = a2a_client.with_(url=a2a_target.other_agent_url)
+    message_id = new_id("msg")
+    mine = drivers.settle(first, drivers.run(first, "complete", message_id=message_id))
+    seen, _ = _seen(first, mine["id"])
+    theirs = second.send(drivers.scenario("complete"), message_id=message_id)
+    if theirs.is_error or theirs.task.get("id") == mine["id"]:
+        theirs.fail(
+            f"the same messageId from {who} is another message: it starts its own task, never answers "
+            f"task {mine['id']} of the caller that sent it first"
+        )
+    again, exchange = _seen(first, mine["id"])
+    if again != seen:
+        exchange.fail(f"a message of {who} with the same messageId changed the first caller's task: {seen} → {again}")

@@ -277,6 +277,9 @@ def test_history_length_holds_beside_include_artifacts(a2a_client: A2AClient, ta
     for task in exchange.result["tasks"]:
         if len(task.get("history") or []) > 1:
             exchange.fail(f"historyLength 1 beside includeArtifacts: task {task['id']} lists {len(task['history'])}")
+        held = [a.get("artifactId") for a in a2a_client.get_task(task["id"]).task.get("artifacts") or []]
+        if [a.get("artifactId") for a in task.get("artifacts") or []] != held:
+            exchange.fail(f"includeArtifacts beside historyLength: task {task['id']} must carry its artifacts {held}")
 
 
 # -- LIST-10: includeArtifacts true, false, absent
@@ -310,6 +313,9 @@ def test_page_size_in_range_is_the_page_size_used(a2a_client: A2AClient, tasks: 
         exchange.fail(f"pageSize {page_size} is in 1..100: the page size used is {page_size}, and no more tasks")
     if matching > page_size and not result["nextPageToken"]:
         exchange.fail(f"{matching} tasks match and pageSize is {page_size}: a next page must follow")
+    outside = [t["id"] for t in result["tasks"] if t.get("contextId") != tasks.ended]
+    if outside:
+        exchange.fail(f"pageSize beside the contextId filter: tasks {outside} are not of conversation {tasks.ended}")
 
 
 @pytest.mark.req("LIST-09")
@@ -373,3 +379,18 @@ def test_history_length_cuts_every_listed_task(a2a_client: A2AClient, tasks: Tas
         wrong = drivers.history_cut_problem(held, history, length, tasks.sent.get(task["id"], []))
         if wrong:
             exchange.fail(f"listed task {task['id']}: {wrong}")
+
+
+@pytest.mark.req("LIST-01", "SEND-06")
+@pytest.mark.scenario("complete")
+def test_a_context_filter_names_its_context_exactly(a2a_client: A2AClient):
+    """Two conversations whose ids differ only past the first one's end (the caller chose them): the contextId
+    filter of each lists its own task alone, and a filter one character short lists none."""
+    context = drivers.new_context()
+    longer = context + "-2"
+    mine = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+    other = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=longer))
+    for asked, expected in ((context, [mine["id"]]), (longer, [other["id"]]), (context[:-1], [])):
+        listed = a2a_client.list_tasks(contextId=asked)
+        if _ids(listed) != expected:
+            listed.fail(f"ListTasks with contextId {asked!r} lists exactly that conversation's tasks {expected}")

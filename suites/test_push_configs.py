@@ -93,6 +93,42 @@ def test_config_methods_round_trip(
         again.fail("a deleted config is no longer listed")
 
 
+def _config_ids(client: A2AClient, task_id: str) -> list[str]:
+    listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task_id})
+    return sorted(c.get("id") for c in listed.result.get("configs") or [])
+
+
+@pytest.mark.req("PUSH-01", "PUSH-15")
+@pytest.mark.scenario("ask")
+def test_a_write_to_one_config_leaves_every_other_as_it_was(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+):
+    """A config is named by its task and its id: the same id on a second task and a second config of the same task
+    (its id beginning with the deleted one's) are other configs, and deleting one leaves each of them as it was
+    (List lists it, Get answers it). The ids
+    are the kit's own; a Runtime that gives its own ids instead is held to the same with those."""
+    url = a2a_push_receiver.endpoint().url
+    first, second = _paused(a2a_client, a2a_cancel_at_end), _paused(a2a_client, a2a_cancel_at_end)
+    shared = "shared-" + new_id()
+    own = shared + "-2"  # an id the deleted one is the beginning of: a config named by less is not this one
+    made = {}
+    for task_id, config_id in ((first["id"], shared), (second["id"], shared), (first["id"], own)):
+        made[task_id, config_id] = drivers.create_push_config(a2a_client, task_id, url, config_id=config_id).ok()["id"]
+    gone, kept = made[first["id"], shared], made[second["id"], shared]
+    before = {task["id"]: _config_ids(a2a_client, task["id"]) for task in (first, second)}
+    a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": first["id"], "id": gone}).ok()
+    after = {task["id"]: _config_ids(a2a_client, task["id"]) for task in (first, second)}
+    expected = {first["id"]: sorted(set(before[first["id"]]) - {gone}), second["id"]: before[second["id"]]}
+    if after != expected:
+        a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": second["id"]}).fail(
+            f"deleting config {gone} of task {first['id']} must delete that one only: before, the tasks' configs "
+            f"were {before}; after, {after} (expected {expected})"
+        )
+    answered = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": second["id"], "id": kept})
+    if answered.is_error or answered.result.get("id") != kept:
+        answered.fail(f"config {kept} of the other task must still be served once the first task's {gone} is deleted")
+
+
 @pytest.mark.req("PUSH-01")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("several", axes.members("PUSH-01", "several"))
@@ -134,7 +170,7 @@ def test_reading_configs_changes_nothing(
                 listed.fail("ListTaskPushNotificationConfigs read again must list the task's configs again")
 
 
-@pytest.mark.req("PUSH-02")
+@pytest.mark.req("PUSH-02", "SEND-03")
 @pytest.mark.scenario("slow")
 @pytest.mark.parametrize("combined", axes.members("PUSH-02", "combines"))
 def test_config_inside_send_message(
@@ -147,11 +183,14 @@ def test_config_inside_send_message(
         "message": {
             "messageId": new_id("msg"),
             "role": "ROLE_USER",
-            "parts": [{"text": drivers.scenario("slow", 300)}],
+            "parts": [{"text": drivers.scenario("slow", drivers.AT_ONCE_TURN_MS if at_once else 300)}],
         },
         "configuration": {"returnImmediately": at_once, "taskPushNotificationConfig": config},
     }
-    task = a2a_client.call("SendMessage", params).task
+    answer = a2a_client.call("SendMessage", params)
+    task = answer.task
+    if at_once:
+        drivers.answered_at_once(answer, "a push config inside SendMessage")
     listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     urls = {c.get("url") for c in listed.result.get("configs") or []}
     if endpoint.url not in urls:

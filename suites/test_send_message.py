@@ -56,12 +56,15 @@ def test_a_blocking_reply_to_a_paused_task_answers_once_it_settles(a2a_client: A
         exchange.fail(f"a blocking reply to a paused task answered {drivers.state(exchange.task)}, before it settled")
 
 
-@pytest.mark.req("SEND-12")
+@pytest.mark.req("SEND-12", "SEND-03")
 @pytest.mark.scenario("slow")
 @pytest.mark.parametrize("combined", axes.members("SEND-12", "combines"))
 def test_history_length_with_return_immediately(a2a_client: A2AClient, a2a_cancel_at_end, combined: str):
-    exchange = a2a_client.send(drivers.scenario("slow", 300), return_immediately=True, history_length=0)
+    exchange = a2a_client.send(
+        drivers.scenario("slow", drivers.AT_ONCE_TURN_MS), return_immediately=True, history_length=0
+    )
     a2a_cancel_at_end(a2a_client, exchange.task["id"])
+    drivers.answered_at_once(exchange, "configuration.historyLength")
     if exchange.task.get("history"):
         exchange.fail("configuration.historyLength 0 asks for no history, answered at once or not")
 

@@ -2,7 +2,9 @@
 
 From the requirements' ``combines`` (fixtures/requirements/axes.py): each member ``<option>+<option>`` names the
 pair; the behaviour is a variant of how the binding reads a request's params (:class:`..rpc.Reading`) that reads
-the second as absent whenever the first is there, so every check of either option alone still passes.
+one as absent whenever the other is there, so every check of either option alone still passes. Each pair is
+mutated both ways: ``<second>-ignored`` drops the second beside the first, ``<first>-ignored`` the first beside the
+second (a check of the pair must see both take effect).
 """
 
 from __future__ import annotations
@@ -22,16 +24,20 @@ Params = dict[str, Any]
 def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
     for requirement in requirements.values():
         for member in requirement.combines:
-            description, behaviour = BUILDERS[member]
-            name = f"combined/{member}/{_tail(member)}"
-            if isinstance(behaviour, tuple):  # variants of two strategies that act together
-                yield Mutant(name, "combined", description, (requirement.id,), variants=behaviour)
-            else:
-                yield mutant(name, description, behaviour, breaks=(requirement.id,))
+            for tail, (description, behaviour) in ((_tail(member, 1), BUILDERS[member]), *_reversed(member)):
+                name = f"combined/{member}/{tail}"
+                if isinstance(behaviour, tuple):  # variants of two strategies that act together
+                    yield Mutant(name, "combined", description, (requirement.id,), variants=behaviour)
+                else:
+                    yield mutant(name, description, behaviour, breaks=(requirement.id,))
 
 
-def _tail(member: str) -> str:
-    return f"{member.split('+', 1)[1]}-ignored"
+def _tail(member: str, which: int) -> str:
+    return f"{member.split('+', 1)[which]}-ignored"
+
+
+def _reversed(member: str) -> list[tuple[str, tuple[str, Any]]]:
+    return [(_tail(member, 0), REVERSED[member])] if member in REVERSED else []
 
 
 def _configuration(params: Params) -> Params:
@@ -115,6 +121,18 @@ class _NewTraceWhenAnsweredAtOnce(Turns):
         return super().trace_id(None if _ANSWERED_AT_ONCE.get() else traceparent)
 
 
+def _has_push_config(params: Params) -> bool:
+    return bool(_configuration(params).get("taskPushNotificationConfig"))
+
+
+def _has_history_length(params: Params) -> bool:
+    return _configuration(params).get("historyLength") is not None
+
+
+def _blocks(params: Params) -> None:
+    params.setdefault("configuration", {})["returnImmediately"] = False
+
+
 def _has(*keys: str) -> Callable[[Params], bool]:
     return lambda params: all(params.get(key) not in (None, "", "TASK_STATE_UNSPECIFIED") for key in keys)
 
@@ -179,5 +197,42 @@ BUILDERS: dict[str, tuple[str, Any]] = {
     "contextId+pageSize": (
         "ListTasks ignores pageSize when a contextId is given",
         _when("ListTasks", _has("contextId", "pageSize"), _pop("pageSize")),
+    ),
+}
+
+# The other way round: the first option of the pair dropped beside the second. A pair whose first option is the
+# absence of another (blocking) has none: dropping "blocking" is answering at once, which the first way does for
+# the continued task, and which a refusal (delivery reject) leaves unseen; so does returnImmediately dropped beside
+# delivery reject (the refusal is answered at once either way).
+REVERSED: dict[str, tuple[str, Any]] = {
+    "returnImmediately+push-config": (
+        "with a push config inside SendMessage, returnImmediately is ignored: the call blocks",
+        _when("SendMessage", lambda p: _at_once(p) and _has_push_config(p), _blocks),
+    ),
+    "returnImmediately+historyLength": (
+        "with configuration.historyLength, returnImmediately is ignored: the call blocks",
+        _when("SendMessage", lambda p: _at_once(p) and _has_history_length(p), _blocks),
+    ),
+    "contextId+status": (
+        "ListTasks ignores the contextId filter when a status filter is given",
+        _when("ListTasks", _has("contextId", "status"), _pop("contextId")),
+    ),
+    "contextId+statusTimestampAfter": (
+        "ListTasks ignores the contextId filter when statusTimestampAfter is given",
+        _when("ListTasks", _has("contextId", "statusTimestampAfter"), _pop("contextId")),
+    ),
+    "pageToken+status": (
+        "ListTasks ignores the pageToken when a status filter is given: every page is the first",
+        _when("ListTasks", _has("pageToken", "status"), _pop("pageToken")),
+    ),
+    "includeArtifacts+historyLength": (
+        "ListTasks ignores includeArtifacts when historyLength is given",
+        _when(
+            "ListTasks", lambda p: bool(p.get("includeArtifacts")) and "historyLength" in p, _pop("includeArtifacts")
+        ),
+    ),
+    "contextId+pageSize": (
+        "ListTasks ignores the contextId filter when pageSize is given",
+        _when("ListTasks", _has("contextId", "pageSize"), _pop("contextId")),
     ),
 }

@@ -1,0 +1,98 @@
+"""The source mutants: what they change, how they are named, and a small fixed sample's verdicts, judged as the
+mutation score judges them (the checks that reach the function, -x, strict SHOULDs)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nylorun_a2a_kit.fixtures import mutation
+from nylorun_a2a_kit.reference_agent.mutants import check_mutants, source, sql
+from tests.suite_runs import REPO, made_once, shared_dir
+
+NAME = re.compile(r"^source/[a-z_]+\.[A-Za-z_.0-9]+/[a-z-]+-\d+$")
+SQL_OPERATORS = {
+    "sql-where-dropped",
+    "sql-write-keyed-by-less",
+    "sql-equality-prefix",
+    "sql-equality-nocase",
+    "sql-bound-moved",
+    "sql-limit-moved",
+    "sql-order-reversed",
+}
+# A fixed sample and its verdicts: each of the issue's kinds of bug the kit once let pass, now killed by a check of
+# its rule's whole class; and a survivor the rules allow.
+SAMPLE = {
+    "source/push.PushConfigs.delete/sql-write-keyed-by-less-1": "killed",  # a config id shared by two tasks
+    "source/push.PushConfigs.delete/sql-equality-prefix-2": "killed",  # a config whose id begins another's
+    "source/store.Store.task_for_message/sql-where-dropped-2": "killed",  # a messageId of another subject
+    "source/store.Store._where/sql-equality-prefix-1": "killed",  # a contextId filter that is another's beginning
+    "source/push.PushConfigs.list/sql-order-reversed-1": "survived",  # the configs' order is no rule's
+}
+
+
+def test_every_source_mutant_is_named_by_its_place_and_operator():
+    made = source.catalog()
+    assert len(made) > 3000
+    wrong = [name for name in made if not NAME.match(name)]
+    assert not wrong, wrong[:5]
+    operators = {name.rsplit("/", 1)[1].rsplit("-", 1)[0] for name in made}
+    assert operators >= SQL_OPERATORS
+    assert {source.module_of(name) for name in made} <= set(source.SERVED)
+    check_mutants(list(SAMPLE))
+    with pytest.raises(ValueError, match="unknown mutant"):
+        check_mutants(["source/store.Store.page/sql-where-dropped-99"])
+
+
+@pytest.mark.parametrize(
+    "query, operator, changed",
+    [
+        ("SELECT * FROM t WHERE a=? AND b=?", "sql-where-dropped", "SELECT * FROM t WHERE a=? AND (b=? OR 1)"),
+        (
+            "UPDATE t SET s='x' WHERE a=? AND b=?",
+            "sql-write-keyed-by-less",
+            "UPDATE t SET s='x' WHERE (a=? OR 1) AND b=?",
+        ),
+        ("SELECT * FROM t WHERE a=?", "sql-equality-prefix", "SELECT * FROM t WHERE instr(a, ?)=1"),
+        ("SELECT * FROM t WHERE a=?", "sql-equality-nocase", "SELECT * FROM t WHERE a=? COLLATE NOCASE"),
+        (" AND seq<?", "sql-bound-moved", " AND seq<=?"),
+        ("SELECT * FROM t ORDER BY seq LIMIT ?", "sql-limit-moved", "SELECT * FROM t ORDER BY seq LIMIT ? + 1"),
+        ("SELECT * FROM t ORDER BY a DESC, b", "sql-order-reversed", "SELECT * FROM t ORDER BY a, b DESC"),
+    ],
+)
+def test_each_sql_operator_changes_one_place_and_keeps_the_parameters(query: str, operator: str, changed: str):
+    made = [text for name, text in sql._changed(query) if name == operator]
+    assert changed in made
+    assert all(text.count("?") == query.count("?") for _, text in sql._changed(query))
+
+
+def test_an_insert_and_a_set_clause_are_left_alone():
+    assert not list(sql._changed("INSERT INTO t VALUES (?,?) ON CONFLICT DO UPDATE SET n=excluded.n"))
+    assert [name for name, _ in sql._changed("UPDATE t SET a=? WHERE b=?")].count("sql-write-keyed-by-less") == 1
+
+
+def test_a_source_mutant_takes_its_functions_place_until_undone():
+    name = "source/push.PushConfigs.delete/sql-write-keyed-by-less-1"
+    function = source._live_function(source.place(name))
+    before = function.__code__
+    patched = source.patched([name])
+    assert any("OR 1" in c for c in function.__code__.co_consts if isinstance(c, str))
+    patched.undo()
+    assert function.__code__ is before
+
+
+@pytest.mark.slow
+def test_a_fixed_sample_keeps_its_verdicts(tmp_path_factory):
+    shared = shared_dir(tmp_path_factory, "source-mutants")
+    cache_dir = made_once(shared, "cache", lambda folder: None)
+    digest = mutation.code_digest(REPO)
+    reach = mutation.reach(REPO, cache_dir, digest)
+    store = mutation.Cache(cache_dir / "verdicts.sqlite3")
+    made = source.catalog()
+    verdicts = {
+        name: mutation.judge_source(made[name], reach, REPO, tmp_path_factory.mktemp("runs"), store, digest)
+        for name in SAMPLE
+    }
+    got = {name: "killed" if v.killed else v.outcome for name, v in verdicts.items()}
+    assert got == SAMPLE, {name: (v.outcome, v.by[:1]) for name, v in verdicts.items()}
