@@ -46,7 +46,8 @@ from pathlib import Path
 from benchmarks import common, source_score
 from nylorun_a2a_kit.fixtures import runs
 from nylorun_a2a_kit.fixtures.requirements import check_ids
-from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant, catalog
+from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
+from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant, catalog, use_requirements
 
 GOAL = 0.95
 SOURCE_GOAL = 0.90
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         args.axis = ["source"]
     if args.axis == ["source"]:
         return source_score.main(args)
+    use_requirements(load_requirements())
     mutants = catalog()
     # The allowed axis has nothing to kill: its variations are proven passed, alone and in pairs, by the kit's own
     # tests (tests/test_variations.py); the quick score leaves them to those.

@@ -59,17 +59,32 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch on a named fault; repeatable")
     p.add_argument("--list-faults", action="store_true", help="print the faults and exit")
     p.add_argument(
-        "--mutant", action="append", default=[], metavar="NAME", help="switch on a derived mutant; repeatable"
+        "--mutant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="switch on a mutant (fault/…, a derived axis's, source/…); repeatable",
     )
     p.add_argument(
-        "--list-mutants", action="store_true", help="print the mutants (axis, name, what each breaks) and exit"
+        "--list-mutants",
+        action="store_true",
+        help="print the mutants but the source axis's (axis, name, what each breaks) and exit",
     )
     return p
+
+
+def _requirements_given() -> None:
+    """The agent's command line is the mutants' caller: it gives them the kit's requirements to derive from."""
+    from nylorun_a2a_kit.fixtures.requirements import load
+
+    mutants.use_requirements(load())
 
 
 def config_from(args: argparse.Namespace) -> AgentConfig:
     keys = dict(parse_key(spec) for spec in (args.key or [DEFAULT_KEY]))
     check_faults(args.fault)
+    if args.mutant:
+        _requirements_given()
     mutants.check_mutants(args.mutant)
     return AgentConfig(
         db_path=args.db,
@@ -125,6 +140,7 @@ def _stopping(stop: asyncio.Event, sig: signal.Signals) -> None:
 
 
 def _mutants_listing() -> str:
+    _requirements_given()
     lines = []
     for name, one in mutants.catalog().items():
         judged = (

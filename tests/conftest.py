@@ -24,7 +24,12 @@ from pathlib import Path
 
 import pytest
 
+from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
 from nylorun_a2a_kit.fixtures.runs import warm
+from nylorun_a2a_kit.reference_agent import mutants
+
+# The kit's own tests are a caller of the mutants' registry: they give it the requirements to derive from.
+mutants.use_requirements(load_requirements())
 
 REPO = Path(__file__).resolve().parent.parent
 _SERVER = pytest.StashKey[warm.Server]()

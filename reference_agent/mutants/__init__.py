@@ -24,25 +24,59 @@ from typing import Any
 from nylorun_a2a_kit.reference_agent.mutants.catalog import AXES, Mutant
 from nylorun_a2a_kit.reference_agent.seams import Seams
 
-__all__ = ["AXES", "Mutant", "catalog", "check_mutants", "patched", "seams"]
+__all__ = ["AXES", "Mutant", "catalog", "check_mutants", "patched", "seams", "use_requirements"]
 SOURCE = "source/"  # the source axis's names: mutants of the agent's own code (.source), made on demand
+FAULT = "fault/"  # the fault axis's: the named faults (..faults), ``fault/<area>/<name>``
+
+
+_GIVEN: list[Any] = []  # the requirements the caller gave: the agent imports no harness to read them
+
+
+def use_requirements(requirements: Any) -> None:
+    """The requirements the derived axes are derived from, given by the caller (the kit's plugin, the agent's
+    command line, a benchmark): the agent's own code never reads them from the harness."""
+    if _GIVEN and _GIVEN[0] is requirements:
+        return
+    _GIVEN[:] = [requirements]
+    catalog.cache_clear()
 
 
 @cache
 def catalog() -> dict[str, Mutant]:
-    """Every mutant by name, each axis's in turn (derived once, from the schemas and the requirements)."""
-    from nylorun_a2a_kit.fixtures.requirements import load
+    """Every mutant by name but the source axis's (made on demand, :mod:`.source`): the hand-written faults
+    (axis ``fault``), then each derived axis's in turn, derived once from the requirements the caller gave."""
     from nylorun_a2a_kit.reference_agent.mutants import allowed, channels, combined, reads, several, spellings
 
-    requirements = load()
+    if not _GIVEN:
+        raise RuntimeError("the mutants are derived from the requirements their caller gives: use_requirements()")
+    requirements = _GIVEN[0]
     found: dict[str, Mutant] = {}
     axes = (channels, spellings, several, combined, reads, allowed)
-    for derived in (axis.derive(requirements) for axis in axes):
+    for derived in (_faults(), *(axis.derive(requirements) for axis in axes)):
         for one in derived:
             if one.name in found:
                 raise ValueError(f"mutant {one.name} is derived twice")
             found[one.name] = one
     return found
+
+
+def _faults() -> Iterable[Mutant]:
+    """The named faults as records of the one registry: ``fault/<area>/<name>``, the area the module of
+    reference_agent/faults/ that declares it."""
+    from nylorun_a2a_kit.reference_agent.faults import FAULTS
+
+    for name, fault in FAULTS.items():
+        behaviour = (*fault.variants, *fault.middlewares)[0]
+        area = behaviour.__module__.rsplit(".", 1)[1]
+        yield Mutant(
+            f"{FAULT}{area}/{name}",
+            "fault",
+            fault.description,
+            tuple(fault.breaks),
+            run_with=tuple(fault.run_with),
+            variants=tuple(fault.variants),
+            middlewares=tuple(fault.middlewares),
+        )
 
 
 def check_mutants(names: Iterable[str]) -> None:

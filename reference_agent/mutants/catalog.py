@@ -20,6 +20,8 @@ from typing import Any
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 AXES = {
+    "fault": "the hand-written faults (reference_agent/faults/), each breaking what its author named; a fault an "
+    "operator of the source axis expresses is replaced by that source mutant",
     "channel": "the profile's data of an object on each channel it travels: the answer, GetTask, ListTasks, a "
     "push delivery, the change feed",
     "spelling": "each spelling a client or a Runtime may use on the wire: header names, media types, the "
