@@ -89,6 +89,7 @@ def _as_it_was(a2a_client: A2AClient, tasks: list[dict], what: str) -> None:
 @pytest.mark.req("CANCEL-01", "CANCEL-02")
 @pytest.mark.scenario("complete")
 @pytest.mark.scenario("slow")
+@pytest.mark.member("reads", "CancelTask.refused.unnamed")
 def test_a_cancel_changes_only_the_task_it_names(a2a_client: A2AClient, a2a_cancel_at_end):
     """Refused (an ended task) or served (a running one), CancelTask changes the task it names and no other: not
     the other task of the same conversation, not a task of another conversation."""

@@ -86,7 +86,8 @@ def check_mutants(names: Iterable[str]) -> None:
         from nylorun_a2a_kit.reference_agent.mutants import source
 
         source.check(of_source)
-    unknown = sorted(names - of_source - set(catalog()))
+    rest = names - of_source
+    unknown = sorted(rest - set(catalog())) if rest else []
     if unknown:
         raise ValueError(f"unknown mutant {', '.join(unknown)} (nylorun-reference-agent --list-mutants lists them)")
 

@@ -70,6 +70,14 @@ def _status_touched(engine: Any, call: wire.Call) -> None:
         engine.store.save(task)
 
 
+def _others_canceled(engine: Any, call: wire.Call) -> None:
+    """The conversation's running task, which the refused CancelTask did not name, is canceled."""
+    for task in _stored(engine, call):
+        running = engine.store.active_in_context(task.agent_id, task.subject, task.context_id)
+        if running is not None and running.id != task.id:
+            engine.set_status(running, "TASK_STATE_CANCELED", "Canceled.")
+
+
 def _message_kept(engine: Any, call: wire.Call) -> None:
     message = call.params.get("message") or {}
     for task in _stored(engine, call):
@@ -140,6 +148,10 @@ BUILDERS: dict[str, tuple[str, Any]] = {
         "a CancelTask refused for an ended task counts as a status change of it",
         _after("CancelTask", _status_touched, refused=-32002),
     ),
+    "CancelTask.refused.unnamed": (
+        "a CancelTask refused for an ended task cancels the conversation's other, running task",
+        _after("CancelTask", _others_canceled, refused=-32002),
+    ),
     "SendMessage.refused": (
         "a message refused for an ended task is kept in its history",
         _after("SendMessage", _message_kept, refused=-32004),
@@ -155,5 +167,6 @@ TAILS = {
     "GetTaskPushNotificationConfig": "config-deleted",
     "ListTaskPushNotificationConfigs": "first-config-deleted",
     "CancelTask.refused": "status-touched",
+    "CancelTask.refused.unnamed": "others-canceled",
     "SendMessage.refused": "message-kept",
 }
