@@ -69,32 +69,37 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
         pytest.fail("the feed lists turns in the order they changed: changedAt never goes back")
 
 
-@pytest.mark.req("FEED-02", "FEED-03")
+@pytest.mark.req("FEED-02", "FEED-03", "FEED-07")
 @pytest.mark.scenario("complete")
-def test_a_reader_polling_at_the_end_never_goes_back(feed: Feed, a2a_client: A2AClient):
-    """A reader that reached the end polls on with each page's cursor, empty pages too, as a reader waiting for
-    changes does: no poll gives a change it already read, none goes back in changedAt, and a new change comes."""
+@pytest.mark.parametrize("reader", ["the key alone", "the key with Nylorun-Subject"])
+def test_a_reader_polling_at_the_end_never_goes_back(feed: Feed, a2a_client: A2AClient, reader: str):
+    """A reader walks its feed a turn a page to the end, then polls on with each page's cursor, empty pages too, as
+    a reader waiting for changes does: no page gives a change it already read, none goes back in changedAt, and a
+    new change comes. Each way the feed is read (the Tenant's, a subject's) walks its own pages."""
+    subject = a2a_client.subject if reader != "the key alone" else None
     cursor = feed.tail()
-    first = drivers.run(a2a_client, "complete")
-    turns, cursor = feed.walk(after=cursor, until=[first["id"]])
+    first, second = drivers.run(a2a_client, "complete"), drivers.run(a2a_client, "complete")
+    turns, cursor = feed.walk(after=cursor, subject=subject, limit=1, until=[first["id"], second["id"]])
     read = {(t["turnId"], t["changedAt"], t["status"]) for t in turns}
+    if len(read) != len(turns):
+        pytest.fail(f"read by {reader} a turn a page, the feed gave a change twice: {sorted(read)}")
     last = max((_when(t["changedAt"]) for t in turns), default=None)
     for poll in range(1, 4):
-        exchange, page = feed.page(changedAfter=cursor)
+        exchange, page = feed.page(changedAfter=cursor, subject=subject)
         again = [t for t in page["turns"] if (t["turnId"], t["changedAt"], t["status"]) in read]
         earlier = [t for t in page["turns"] if last and _when(t["changedAt"]) < last]
         if again or earlier:
             exchange.fail(
-                f"poll {poll} at the feed's end, with the cursor the last page gave, went back: it gave "
+                f"poll {poll} at the feed's end ({reader}), with the cursor the last page gave, went back: it gave "
                 f"{len(again)} change(s) already read and {len(earlier)} from before the last one read"
             )
         read |= {(t["turnId"], t["changedAt"], t["status"]) for t in page["turns"]}
         last = max([last, *(_when(t["changedAt"]) for t in page["turns"])], key=lambda w: w or datetime.min)
         cursor = page["cursor"]
     later = drivers.run(a2a_client, "complete")
-    turns, _ = feed.walk(after=cursor, until=[later["id"]])
+    turns, _ = feed.walk(after=cursor, subject=subject, until=[later["id"]])
     if not _for(turns, later["id"]) or _for(turns, first["id"]):
-        pytest.fail("after polling at the end, the feed gives the new turn, and not the one read before it")
+        pytest.fail(f"after polling at the end ({reader}), the feed gives the new turn, and not those read before it")
 
 
 @pytest.mark.req("FEED-02")

@@ -255,6 +255,27 @@ def test_page_holds_at_most_page_size(a2a_client: A2AClient):
 
 @pytest.mark.req("LIST-03")
 @pytest.mark.scenario("complete")
+@pytest.mark.parametrize("digits", [3, 6, 9])
+def test_status_timestamp_after_with_any_fraction(a2a_client: A2AClient, digits: int):
+    """A2A §5.6.1 (ProtoJSON): a time's fraction has 0 to 9 digits. A cut written with ``digits`` of fraction, at
+    the task's own status time (3) or the smallest step before it (6, 9: finer than the Agent may keep), lists
+    the task: the cut is inclusive, and a finer cut is still a time."""
+    task = drivers.run(a2a_client, "complete")
+    if not _when(task):
+        not_checked("the task carries no status timestamp, so the filter's cut cannot be placed")
+    moment = _when(task)
+    before = moment - timedelta(microseconds=0 if digits == 3 else 1)
+    fraction = f"{before.microsecond:06d}" + ("999" if digits == 9 else "")
+    cut = before.strftime("%Y-%m-%dT%H:%M:%S") + f".{fraction[:digits]}Z"
+    if digits == 3 and moment.microsecond % 1000:
+        not_checked(f"the task's status time {task['status']['timestamp']} is finer than milliseconds")
+    exchange = a2a_client.list_tasks(contextId=task["contextId"], statusTimestampAfter=cut)
+    if exchange.is_error or task["id"] not in _ids(exchange):
+        exchange.fail(f"statusTimestampAfter {cut} ({digits} fraction digits) is at or before the task's time: listed")
+
+
+@pytest.mark.req("LIST-03")
+@pytest.mark.scenario("complete")
 @pytest.mark.scenario("slow")
 @pytest.mark.parametrize("spelling", axes.members("LIST-03", "spellings"))
 def test_status_timestamp_after_in_whole_seconds(a2a_client: A2AClient, spelling: str):

@@ -293,8 +293,17 @@ def test_failed_delivery_is_retried_until_a_2xx(
 @pytest.mark.req("PUSH-12")
 @pytest.mark.parametrize(
     "failure",
-    ["307", "404", "429", "500", "502", "slow", "close"],
-    ids=["redirect", "not-found", "too-many-requests", "server-error", "bad-gateway", "timeout", "reset"],
+    ["300", "307", "404", "429", "500", "502", "slow", "close"],
+    ids=[
+        "multiple-choices",
+        "redirect",
+        "not-found",
+        "too-many-requests",
+        "server-error",
+        "bad-gateway",
+        "timeout",
+        "reset",
+    ],
 )
 def test_delivery_is_retried_after_each_kind_of_failure(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, failure: str

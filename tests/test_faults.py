@@ -13,15 +13,23 @@ import json
 import os
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 
 from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
+from nylorun_a2a_kit.reference_agent.mutants import source
+from nylorun_a2a_kit.reference_agent.mutants.source import REPLACED_FAULTS
 from tests.suite_runs import REPO, Verdicts, clean_run, run_once, run_suites, shared_dir
 
 pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
 
+# The faults, and the source mutants that replaced hand-written faults (each must be caught as its fault was).
+CAUGHT = {name: (fault.breaks, fault.description, fault.run_with) for name, fault in FAULTS.items()}
+CAUGHT |= {
+    name: (breaks, f"the fault {fault} as a source mutant", ()) for name, (fault, breaks) in REPLACED_FAULTS.items()
+}
 CLEAN = "(clean)"
 PUSH_OFF = "(push-off)"
 
@@ -32,20 +40,20 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
     for item in request.session.items:
         if item.module.__name__ == __name__:
             callspec = getattr(item, "callspec", None)
-            wanted |= {callspec.params["fault"]} if callspec else set(FAULTS)
+            wanted |= {callspec.params["fault"]} if callspec else set(CAUGHT)
     root = shared_dir(tmp_path_factory, "fault-runs")
 
     def run(fault: str) -> Verdicts:
-        where = root / (fault.strip("()") or "clean")
+        where = root / (_key(fault) or "clean")
         if fault == PUSH_OFF:
             return run_suites(where, "--a2a-reference-push=off", "--a2a-req=PUSH-03,PUSH-04", lean=True)
         # Under a fault every broken requirement must fail, SHOULD-level ones included.
         args = (
-            f"--a2a-reference-fault={fault}",
-            f"--a2a-req={','.join(FAULTS[fault].breaks)}",
+            f"--a2a-reference-mutant={fault}" if fault in REPLACED_FAULTS else f"--a2a-reference-fault={fault}",
+            f"--a2a-req={','.join(CAUGHT[fault][0])}",
             "--a2a-strict-should=yes",
             "--a2a-property-profile=quick",  # pass or fail is the verdict here; shrinking adds minutes
-            *FAULTS[fault].run_with,
+            *CAUGHT[fault][2],
         )
         return run_suites(where, *args, lean=True, priority=COSTS.get(fault, 1))
 
@@ -53,7 +61,7 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
     # server sees every run at once and orders them.
     pool = ThreadPoolExecutor(max_workers=len(wanted))
     runs = {
-        fault: pool.submit(run_once, root, fault.strip("()"), lambda fault=fault: run(fault))
+        fault: pool.submit(run_once, root, _key(fault), lambda fault=fault: run(fault))
         for fault in _in_worker_order(sorted(wanted - {CLEAN}))
     }
     runs[CLEAN] = pool.submit(clean_run, tmp_path_factory)
@@ -70,6 +78,11 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
 # none of them is left to run alone at the end.
 COSTS_FILE = REPO / "tests" / "run_costs.json"
 COSTS: dict[str, float] = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["faults"]
+
+
+def _key(name: str) -> str:
+    """A run's folder and file name: a fault's own, a source mutant's with its slashes made dashes."""
+    return name.strip("()").replace("/", "--")
 
 
 def _in_worker_order(runs: list[str]) -> list[str]:
@@ -139,13 +152,13 @@ def test_reference_agent_without_push_passes_its_checks(fault_runs):
     assert push_off and all(verdicts.outcomes[t] == "passed" for t in push_off), verdicts.summary()
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("fault", sorted(CAUGHT))
 def test_fault_is_caught_by_its_requirements(fault_runs, fault: str):
     verdicts = fault_runs[fault].result()
     summary = f"{verdicts.summary()}\n{verdicts.output[-3000:]}"
     assert verdicts.returncode == 1, f"the run must fail under fault {fault}: {summary}"
-    missed = [r for r in FAULTS[fault].breaks if r not in verdicts.failed_requirements()]
-    assert not missed, f"fault {fault} ({FAULTS[fault].description}) is not caught by {missed}: {summary}"
+    missed = [r for r in CAUGHT[fault][0] if r not in verdicts.failed_requirements()]
+    assert not missed, f"fault {fault} ({CAUGHT[fault][1]}) is not caught by {missed}: {summary}"
     assert not verdicts.with_outcome("error"), f"checks errored instead of failing: {verdicts.with_outcome('error')}"
 
 
@@ -154,10 +167,11 @@ def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
     mutants derived for its requirement (run here only for the checks no fault fails, until each has failed)."""
     clean = fault_runs[CLEAN].result()
     checks = set(clean.outcomes)
-    failing = {test for fault in FAULTS for test in fault_runs[fault].result().with_outcome("failed")}
+    failing = {test for fault in CAUGHT for test in fault_runs[fault].result().with_outcome("failed")}
     assert checks, "no checks ran"
     unfailed = checks - failing
     pending = _firsts_of_each_kind_first(m for m in mutants.catalog().values() if m.breaks)
+    pending += [replace(source.catalog()[name], breaks=breaks) for name, breaks in SOURCE_KILLERS.items()]
     with ThreadPoolExecutor(max_workers=MUTANTS_AT_ONCE) as pool:
         while unfailed and pending:
             batch = []
@@ -170,6 +184,15 @@ def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
     assert not sorted(unfailed), f"checks that no fault or mutant makes fail: {sorted(unfailed)}"
 
 
+# Source mutants that fail checks no fault or derived mutant fails, with the requirements whose checks they fail:
+# bugs of the kinds those checks were written for (a key scoped by less, a bound moved, a cursor that stays).
+SOURCE_KILLERS = {
+    "source/store.Store.task_for_message/sql-where-dropped-1": ("SEND-04",),  # a messageId to another Agent
+    "source/store.Store.task_for_message/sql-where-dropped-2": ("SEND-04",),  # a messageId of another subject
+    "source/store.Store.task_for_message/sql-equality-prefix-2": ("SEND-04",),  # ... a subject the first begins
+    "source/listing._normalise_timestamp/augmented-assignment-1": ("LIST-03",),  # a cut finer than milliseconds
+    "source/store.Store.changed_after/sql-bound-moved-2": ("FEED-02",),  # a subject's feed cursor that stays
+}
 MUTANTS_AT_ONCE = 16  # asked of the run server together; it runs them as the cores allow
 
 

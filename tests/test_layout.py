@@ -8,7 +8,19 @@ from pathlib import Path
 from tests.suite_runs import REPO
 
 # From the bottom up: a room may import the rooms before it, never one after it.
-ROOMS = ("client", "push", "options", "target", "requirements", "scenarios", "tck", "gate", "plugin", "runs")
+ROOMS = (
+    "client",
+    "push",
+    "options",
+    "target",
+    "requirements",
+    "scenarios",
+    "tck",
+    "gate",
+    "plugin",
+    "runs",
+    "mutation",
+)
 PREFIX = "nylorun_a2a_kit.fixtures."
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
 from nylorun_a2a_kit.fixtures.requirements.axes import AXES
 from nylorun_a2a_kit.reference_agent import mutants
+from nylorun_a2a_kit.reference_agent.mutants.source import REPLACED_FAULTS
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.suite_runs import REPO, SUITES
 
@@ -86,6 +87,7 @@ def test_faults_name_checked_requirements():
 def test_every_checked_requirement_has_a_fault():
     broken = {r for fault in FAULTS.values() for r in fault.breaks}
     broken |= {r for one in mutants.catalog().values() for r in one.breaks}
+    broken |= {r for _, breaks in REPLACED_FAULTS.values() for r in breaks}  # source mutants that replaced faults
     uncovered = sorted(set(named_in_suites()) - broken - set(NOT_FAULTABLE))
     assert not uncovered, f"no reference-agent fault or mutant proves these checks can fail: {uncovered}"
 

@@ -42,12 +42,6 @@ class FeedCursorSkips(Feed):
         return (rows[1:] if after else rows), key
 
 
-@declare("feed-newest-first", "a feed page lists its turns newest change first", "FEED-03")
-@wire.feed_pages
-def feed_newest_first(page: FeedPage) -> None:
-    page["turns"].reverse()
-
-
 @declare("feed-starts-at-now", "without changedAfter the feed starts at its end", "FEED-04")
 class FeedStartsAtNow(Feed):
     def start(self, cursor: str | None) -> int:
@@ -72,12 +66,6 @@ class FeedLimit1Refused(Feed):
 @wire.feed_pages
 def feed_has_more_wrong(page: FeedPage) -> None:
     page["hasMore"] = False
-
-
-@declare("feed-session-newest-first", "a session's turns come newest first", "FEED-06")
-class FeedSessionNewestFirst(Feed):
-    def session_turns(self, session: str, subjects: set[str] | None, after: int) -> list[TaskRecord]:
-        return super().session_turns(session, subjects, after)[::-1]
 
 
 @declare(

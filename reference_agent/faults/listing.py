@@ -46,15 +46,6 @@ class StatusFilterInterruptedLumped(Paging):
         return [task for task in every if task.state in INTERRUPTED][:limit]
 
 
-@declare("timestamp-filter-exclusive", "statusTimestampAfter lists only tasks changed strictly after it", "LIST-03")
-class TimestampFilterExclusive(Paging):
-    """Reads 'after' literally; the proto says greater than or equal."""
-
-    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
-        every = super().fetch(flt, before, 2**62)
-        return [task for task in every if flt.status_after is None or task.status_ts > flt.status_after][:limit]
-
-
 @declare("later-pages-drop-time-filter", "pages after the first ignore statusTimestampAfter", "LIST-03")
 class LaterPagesDropTimeFilter(Paging):
     """The keyset query of a next page is built anew, without the time filter."""
@@ -88,13 +79,6 @@ class ListHistoryNewestFirst(Rendering):
         if method == "ListTasks" and "history" in out:
             out["history"] = out["history"][::-1]
         return out
-
-
-@declare("list-oldest-first", "ListTasks orders oldest status change first", "LIST-04", "PAGE-03")
-class ListOldestFirst(Paging):
-    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
-        every = self.store.page(flt, before_seq=None, limit=2**62)[::-1]
-        return [task for task in every if before is None or task.seq > before][:limit]
 
 
 @declare(

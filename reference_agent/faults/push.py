@@ -35,18 +35,6 @@ def push_unsupported_wrong_code(call: wire.Call) -> None:
     call.answer_error(wire.METHOD_NOT_FOUND)
 
 
-@declare("get-after-delete-found", "GetTaskPushNotificationConfig still answers a deleted config", "PUSH-01")
-class GetAfterDeleteFound(PushConfigs):
-    def get(self, task_id: str, config_id: str) -> Config | None:
-        found = super().get(task_id, config_id)
-        if found is None:
-            row = self.db.execute(
-                "SELECT * FROM push_configs WHERE task_id=? AND id=?", (task_id, config_id)
-            ).fetchone()
-            found = from_row(Config, row) if row else None
-        return found
-
-
 @declare("list-missing-config", "ListTaskPushNotificationConfigs leaves out the newest config", "PUSH-01")
 @wire.answers
 def list_missing_config(call: wire.Call) -> None:

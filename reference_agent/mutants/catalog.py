@@ -54,8 +54,7 @@ class Mutant:
         if self.axis not in AXES:
             raise ValueError(f"{self.name}: unknown axis {self.axis}")
         if self.axis == "source":
-            if self.breaks:
-                raise ValueError(f"{self.name}: a source mutant names no requirement: every check judges it")
+            pass  # it names what it breaks only where it replaced a fault; every check judges it
         elif bool(self.breaks) == bool(self.equivalent):
             raise ValueError(f"{self.name}: a mutant breaks requirements, or is equivalent with its reason")
         if self.equivalent and not self.read:
