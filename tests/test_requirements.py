@@ -14,8 +14,8 @@ from pathlib import Path
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
 from nylorun_a2a_kit.fixtures.requirements.axes import AXES
 from nylorun_a2a_kit.reference_agent import mutants
-from nylorun_a2a_kit.reference_agent.mutants.source import REPLACED_FAULTS
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
+from nylorun_a2a_kit.reference_agent.mutants.source import REPLACED_FAULTS
 from tests.suite_runs import REPO, SUITES
 
 # Areas whose checks land with later work; this list only shrinks, and every entry is a promise.
