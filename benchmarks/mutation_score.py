@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         "--source-sample", type=int, default=320, help="source mutants sampled, seeded (0: all; default 320)"
     )
     parser.add_argument("--json", help="write every verdict to this file")
+    parser.add_argument("--from-json", help="source axis: report the verdicts a run wrote (--json), run nothing")
     parser.add_argument(
         "--equivalents-full",
         action=argparse.BooleanOptionalAction,

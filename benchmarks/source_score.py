@@ -67,6 +67,9 @@ def _shares(sizes: dict[str, int], total: int) -> dict[str, int]:
 
 def main(args: argparse.Namespace) -> int:
     mutants = source.catalog()
+    if args.from_json:  # the report again, from a run's verdicts, with the survivors' classes as they are now
+        verdicts = [mutation.Verdict(**one) for one in json.loads(Path(args.from_json).read_text(encoding="utf-8"))]
+        return report(mutants, verdicts, 0.0)
     chosen = sampled(mutants, args.source_sample, args.seed)
     print(
         f"{len(mutants)} source mutants made; {len(chosen)} sampled (seed {args.seed}), {args.jobs} at once", flush=True
@@ -100,7 +103,7 @@ def counted(mutant: Mutant, verdict: mutation.Verdict) -> str:
     """killed | equivalent | unobservable | not applicable | survived (a gap)."""
     if verdict.outcome in KILLED:
         return "killed"
-    if verdict.outcome == "not applicable":
+    if verdict.outcome in ("not applicable", "error"):
         return "not applicable"
     if mutant.equivalent:
         return "equivalent"
@@ -137,10 +140,15 @@ def report(mutants: dict[str, Mutant], verdicts: list[mutation.Verdict], wall: f
             print(f"  {one.name} ({reached}): {where.before} → {where.after}\n      {why}")
             if kind == "survived":
                 problems.append(f"{one.name} survived, unclassified")
+    broken = [v.name for v in verdicts if v.outcome == "error"]
+    if broken:
+        problems.append(f"{len(broken)} runs broke (pytest exit 2 or 3), no verdict: {', '.join(broken[:5])}")
     runs = [v.seconds for v in verdicts if not v.cached and v.outcome not in ("not reached", "not applicable")]
     if runs:
         print(f"\none mutant's run: median {sorted(runs)[len(runs) // 2]:.1f} s, longest {max(runs):.1f} s")
-    print(f"wall time: {wall / 60:.1f} min for {len(verdicts)} mutants ({sum(v.cached for v in verdicts)} cached)")
+    if wall:
+        cached = sum(v.cached for v in verdicts)
+        print(f"wall time: {wall / 60:.1f} min for {len(verdicts)} mutants ({cached} cached)")
     common.print_problems(problems, f"source kill rate at {GOAL:.0%} or above; every survivor classified")
     return 1 if problems else 0
 
