@@ -72,12 +72,24 @@ def test_other_subjects_task_answers_as_missing(
         seen.fail(f"another subject's {member.split('-')[0]} must leave the task as it was: {before} before")
 
 
+# Which subject acts first: the kit's and the other one, each way round (one subject's name may begin the other's,
+# as the kit's defaults do: a lookup by a prefix of the subject shows only one way).
+ORDERS = {"the kit's subject first": False, "the other subject first": True}
+
+
+def _subjects(a2a_client: A2AClient, a2a_other_client: A2AClient, order: str) -> tuple[A2AClient, A2AClient]:
+    return (a2a_other_client, a2a_client) if ORDERS[order] else (a2a_client, a2a_other_client)
+
+
 @pytest.mark.req("ISO-02")
-def test_list_shows_only_own_subject(a2a_client: A2AClient, a2a_other_client: A2AClient, owned_task):
-    listed = a2a_other_client.list_tasks(contextId=owned_task["contextId"])
+@pytest.mark.parametrize("order", ORDERS)
+def test_list_shows_only_own_subject(a2a_client: A2AClient, a2a_other_client: A2AClient, order: str):
+    owner, other = _subjects(a2a_client, a2a_other_client, order)
+    owned_task = drivers.run(owner, "complete")
+    listed = other.list_tasks(contextId=owned_task["contextId"])
     if listed.result["tasks"] or listed.result["totalSize"]:
-        listed.fail("another subject's tasks must never be listed")
-    everything = a2a_other_client.list_tasks(pageSize=100)
+        listed.fail("another subject's tasks must never be listed, nor counted in totalSize")
+    everything = other.list_tasks(pageSize=100)
     if owned_task["id"] in [t["id"] for t in everything.result["tasks"]]:
         everything.fail("another subject's task was listed")
 
@@ -94,20 +106,20 @@ def test_list_shows_only_this_agent(a2a_target: Target, a2a_client: A2AClient, o
 
 @pytest.mark.req("ISO-04")
 @pytest.mark.scenario("slow")
+@pytest.mark.parametrize("order", ORDERS)
 def test_same_context_id_is_a_separate_conversation_per_subject(
-    a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target, a2a_cancel_at_end
+    a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target, a2a_cancel_at_end, order: str
 ):
+    first, second = _subjects(a2a_client, a2a_other_client, order)
     context = drivers.new_context()
-    running = a2a_client.send(drivers.scenario("slow", 120_000), context_id=context, return_immediately=True).task
-    a2a_cancel_at_end(a2a_client, running["id"])
+    running = first.send(drivers.scenario("slow", 120_000), context_id=context, return_immediately=True).task
+    a2a_cancel_at_end(first, running["id"])
     # Asked not to queue (QUEUE-06), the other subject's message shows at once whether its conversation is busy:
     # refused CONTEXT_BUSY, it shares ours (what arrived); served, it ends on its own.
-    exchange = a2a_other_client.send(
-        drivers.scenario("complete"), context_id=context, **drivers.delivery(a2a_target, "reject")
-    )
+    exchange = second.send(drivers.scenario("complete"), context_id=context, **drivers.delivery(a2a_target, "reject"))
     if exchange.is_error and (exchange.detail("ErrorInfo") or {}).get("reason") == "CONTEXT_BUSY":
         exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
-    if drivers.state(drivers.settle(a2a_other_client, exchange.task)) != "TASK_STATE_COMPLETED":
+    if drivers.state(drivers.settle(second, exchange.task)) != "TASK_STATE_COMPLETED":
         exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
 
 

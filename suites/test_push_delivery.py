@@ -418,6 +418,36 @@ def test_gone_stops_deliveries(a2a_pushing: Target, a2a_client: A2AClient, a2a_p
         pytest.fail(f"after 410 Gone the endpoint is disabled: {what}")
 
 
+@pytest.mark.req("PUSH-05", "PUSH-12", "PUSH-15")
+@pytest.mark.scenario("ask")
+@pytest.mark.parametrize("write", ["410 Gone", "DeleteTaskPushNotificationConfig"])
+def test_a_write_to_one_config_leaves_every_others_deliveries(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, write: str
+):
+    """A 410 Gone from one config's url, or its delete, stops that config alone. The task's second config (its id
+    beginning with the first's) and another task's config of the same id, whose deliveries are being retried
+    meanwhile, each get their task's end as before."""
+    first, second = drivers.run(a2a_client, "ask"), drivers.run(a2a_client, "ask")
+    hook = "hook-" + new_id()
+    stopped = push_checks.endpoint_for(a2a_push_receiver, ["410"] if write == "410 Gone" else [])
+    beside = push_checks.endpoint_for(a2a_push_receiver)
+    retried = push_checks.endpoint_for(a2a_push_receiver, ["500", "500"])
+    for task, config_id, endpoint in ((first, hook, stopped), (first, hook + "-2", beside), (second, hook, retried)):
+        drivers.create_push_config(a2a_client, task["id"], endpoint.url, config_id=config_id).ok()
+    _answer(a2a_client, second)  # its end is retried while the first config is stopped
+    if write == "410 Gone":
+        _answer(a2a_client, first)
+        _first_delivery(stopped, a2a_pushing, "to answer 410")
+    else:
+        a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": first["id"], "id": hook}).ok()
+        _answer(a2a_client, first)
+    for task, endpoint, which in ((first, beside, "the task's other config"), (second, retried, "another task's")):
+        push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing, client=a2a_client, task_id=task["id"])
+        listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+        if endpoint.url not in [c.get("url") for c in listed.result.get("configs") or []]:
+            listed.fail(f"after {write} on config {hook} of task {first['id']}, {which} config must still be listed")
+
+
 @pytest.mark.req("PUSH-13")
 def test_retries_stop_within_24_hours(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
     window = a2a_pushing.push.scaled(push_checks.RETRY_WINDOW_S)

@@ -192,6 +192,10 @@ SOURCE_KILLERS = {
     "source/store.Store.task_for_message/sql-equality-prefix-2": ("SEND-04",),  # ... a subject the first begins
     "source/listing._normalise_timestamp/augmented-assignment-1": ("LIST-03",),  # a cut finer than milliseconds
     "source/store.Store.changed_after/sql-bound-moved-2": ("FEED-02",),  # a subject's feed cursor that stays
+    "source/push.PushConfigs.cancel_pending/sql-write-keyed-by-less-1": ("PUSH-05",),  # a delete cancels others'
+    "source/push.PushConfigs.gone/sql-write-keyed-by-less-1": ("PUSH-05",),  # a 410 stops another task's config
+    "source/store.Store._where/sql-equality-prefix-1": ("ISO-02",),  # a subject that begins another's lists it
+    "source/store.Store.active_in_context/sql-equality-prefix-2": ("ISO-04",),  # ... or is busy with it
 }
 MUTANTS_AT_ONCE = 16  # asked of the run server together; it runs them as the cores allow
 
