@@ -111,14 +111,15 @@ class Webhooks:
 
 
 class Sender:
-    """Delivers the outbox: one lane per config, oldest event first, retried on the scaled schedule."""
+    """Delivers the outbox: one lane per config (its row: another task's or caller's config of the same id is
+    another lane), oldest event first, retried on the scaled schedule."""
 
     def __init__(self, db, configs: PushConfigs, config: AgentConfig, seams: Seams = CORRECT):
         self.db, self.configs, self.config = db, configs, config
         self.retries = seams.make(RetryPolicy, config.push_time_scale)
         self.webhooks = seams.make(Webhooks, config.push_secret)
         self._wake = asyncio.Event()
-        self._lanes: dict[str, asyncio.Task] = {}
+        self._lanes: dict[int, asyncio.Task] = {}
         self._main: asyncio.Task | None = None
         self._session: aiohttp.ClientSession | None = None
 
@@ -130,8 +131,17 @@ class Sender:
             return
         data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
         self.db.execute(
-            "INSERT INTO push_outbox (task_id, config_id, webhook_id, body, next_at, state) VALUES (?,?,?,?,?,?)",
-            (task_id, config.id, f"msg_{secrets.token_hex(12)}", data, self.retries.first_due(body), "pending"),
+            "INSERT INTO push_outbox (task_id, config_id, config_key, webhook_id, body, next_at, state) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (
+                task_id,
+                config.id,
+                config.key,
+                f"msg_{secrets.token_hex(12)}",
+                data,
+                self.retries.first_due(body),
+                "pending",
+            ),
         )
         self._wake.set()
 
@@ -159,26 +169,23 @@ class Sender:
             self._wake.clear()
             now = time.time()
             due = self.db.execute(
-                "SELECT DISTINCT config_id, task_id FROM push_outbox WHERE state='pending' AND next_at<=?", (now,)
+                "SELECT DISTINCT config_key FROM push_outbox WHERE state='pending' AND next_at<=?", (now,)
             ).fetchall()
-            for row in due:
-                lane = f"{row['task_id']}/{row['config_id']}"
+            for (lane,) in due:
                 if lane not in self._lanes:
-                    self._lanes[lane] = asyncio.get_running_loop().create_task(
-                        self._drain(row["task_id"], row["config_id"], lane)
-                    )
+                    self._lanes[lane] = asyncio.get_running_loop().create_task(self._drain(lane))
             upcoming = self.db.execute("SELECT MIN(next_at) FROM push_outbox WHERE state='pending'").fetchone()[0]
             wait = 1.0 if upcoming is None else max(0.001, min(1.0, upcoming - time.time()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), wait)
 
-    async def _drain(self, task_id: str, config_id: str, lane: str) -> None:
+    async def _drain(self, lane: int) -> None:
         try:
             while True:
                 row = self.db.execute(
-                    "SELECT * FROM push_outbox WHERE task_id=? AND config_id=? AND state='pending' AND next_at<=? "
+                    "SELECT * FROM push_outbox WHERE config_key=? AND state='pending' AND next_at<=? "
                     "ORDER BY next_at, seq LIMIT 1",
-                    (task_id, config_id, time.time()),
+                    (lane, time.time()),
                 ).fetchone()
                 if row is None:
                     return
@@ -190,7 +197,7 @@ class Sender:
     # -- one attempt
 
     async def _attempt(self, row) -> None:
-        config = self.configs.target(row["task_id"], row["config_id"])
+        config = self.configs.target(row["config_key"])
         if config is None:
             self.db.execute("UPDATE push_outbox SET state='canceled' WHERE seq=?", (row["seq"],))
             return
@@ -204,7 +211,7 @@ class Sender:
             )
             return
         if self.retries.gone(status):
-            self.configs.gone(row["task_id"], row["config_id"])
+            self.configs.gone(row["config_key"])
             return
         delay = self.retries.delay(attempts, retry_after)
         if delay is None or self.retries.expired(first_at, time.time() + delay):

@@ -82,7 +82,7 @@ class Engine:
     def announce(self, task: TaskRecord, event: dict[str, Any]) -> None:
         """Queue a StreamResponse event for every push config of the task, as each config's caller sees it, and
         for every stream open on it."""
-        for config in self.push_configs.deliverable(task.id):
+        for config in self.push_configs.deliverable(task):
             self.sender.enqueue(task.id, extensions.visible_event(event, config.extensions), config)
         self.streams.publish(task.id, event)
 
@@ -266,7 +266,7 @@ class Engine:
         # configs on a message no longer waiting and the task's events told to nobody.
         with self.store.transaction():
             task = self._start_turn(caller, dict(params["message"]), params.get("metadata"), queued=queued)
-            self.push_configs.move(agent_id, subject, queued.message_id, task.id)
+            self.push_configs.move(queued.position, task.id)
             if push_config is not None and self.push_configs.destinations.allows(push_config.get("url", "")):
                 self.push_configs.create(task, push_config, caller.extensions)
 

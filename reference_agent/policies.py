@@ -33,9 +33,10 @@ class Access(Policy):
     """Which task a caller's task id names, and whether the caller may act on it."""
 
     def find(self, caller: Caller, task_id: str) -> TaskRecord | None:
-        """A task, or a queued message's: the task that took it, or the task it waits to be."""
+        """A task, or a queued message's: the task that took it, or the task it waits to be. A queued message's id is
+        its caller's messageId, which may be another caller's task id too: the caller's own comes first."""
         task = self.store.get(task_id)
-        if task is None:
+        if task is None or (task.agent_id, task.subject) != (caller.agent_id, caller.subject):
             queued = self.queue.find(caller.agent_id, caller.subject, task_id)
             if queued is not None:
                 task = self.store.get(queued.taken_by) if queued.taken_by else queued.as_task()

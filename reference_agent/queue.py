@@ -57,7 +57,7 @@ class Queued:
             status_ts=self.queued_ts,
             seq=0,
             history=[{**self.params["message"], "taskId": self.message_id}],
-            scenario={"queued": True},
+            scenario={"queued": True, "position": self.position},
         )
 
 

@@ -264,7 +264,7 @@ class Dispatcher:
 
     async def _m_GetTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
         task = self._push_task(caller, params, "read-config")
-        config = self.engine.push_configs.get(task.id, params["id"])
+        config = self.engine.push_configs.get(task, params["id"])
         if config is None:
             raise RpcError(
                 "TaskNotFoundError",
@@ -275,13 +275,13 @@ class Dispatcher:
         return config.to_json()
 
     async def _m_ListTaskPushNotificationConfigs(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
-        configs = self.engine.push_configs.list(self._push_task(caller, params, "list-configs").id)
+        configs = self.engine.push_configs.list(self._push_task(caller, params, "list-configs"))
         return {"configs": [c.to_json() for c in configs], "nextPageToken": ""}
 
     async def _m_DeleteTaskPushNotificationConfig(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:
         task = self._push_task(caller, params, "delete-config")
         with self.engine.store.transaction():
-            self.engine.push_configs.delete(task.id, params["id"])
+            self.engine.push_configs.delete(task, params["id"])
         return {}
 
     async def _m_GetTask(self, caller: Caller, params: dict[str, Any]) -> dict[str, Any]:

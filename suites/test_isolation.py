@@ -1,15 +1,13 @@
-"""Subjects and Agents: a caller sees only its own subject's tasks on this Agent, and another subject's task
-answers, on every method that names one, exactly as a task that does not exist."""
+"""Subjects and Agents: a caller sees only its own subject's tasks on this Agent, and a conversation is its subject's.
+Another subject's or Agent's id named on each method is suites/test_strangers.py's."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
 from nylorun_a2a_kit.fixtures.requirements import not_checked
-from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
 pytestmark = pytest.mark.scenario("complete")
@@ -27,49 +25,8 @@ def _seen(a2a_client: A2AClient, task_id: str) -> tuple[tuple, Exchange]:
     return (drivers.state(task), len(task.get("history") or []), len(task.get("artifacts") or [])), exchange
 
 
-# Each method that names a task, with the owner's task in the state that tells an Agent's checks apart: the
-# owner's own call would be served, or refused for the task's state (-32002, -32004), never for who asks.
-Call = Callable[[A2AClient, str], Exchange]
-MEMBERS: dict[str, tuple[str, Call]] = {
-    "GetTask": ("complete", lambda client, task_id: client.get_task(task_id)),
-    "CancelTask-running": ("slow", lambda client, task_id: client.cancel(task_id)),
-    "CancelTask-ended": ("complete", lambda client, task_id: client.cancel(task_id)),
-    "SendMessage-paused": ("ask", lambda client, task_id: client.send("blue", task_id=task_id)),
-    "SendMessage-ended": ("complete", lambda client, task_id: client.send("blue", task_id=task_id)),
-}
-
-
-def _owners_task(a2a_client: A2AClient, scenario: str, a2a_cancel_at_end) -> dict:
-    if scenario == "slow":
-        task = a2a_client.send(drivers.scenario("slow", 120_000), return_immediately=True).task
-        a2a_cancel_at_end(a2a_client, task["id"])
-        # Past SUBMITTED: the state the task keeps for the rest of the check.
-        return drivers.wait_for(a2a_client, task["id"], ["TASK_STATE_WORKING"])
-    task = drivers.run(a2a_client, scenario)
-    a2a_cancel_at_end(a2a_client, task["id"])
-    return task
-
-
-@pytest.mark.req("ISO-01")
-@pytest.mark.parametrize("member", [pytest.param(m, marks=pytest.mark.scenario(MEMBERS[m][0])) for m in MEMBERS])
-def test_other_subjects_task_answers_as_missing(
-    a2a_client: A2AClient, a2a_other_client: A2AClient, member: str, a2a_cancel_at_end
-):
-    scenario, call = MEMBERS[member]
-    task = _owners_task(a2a_client, scenario, a2a_cancel_at_end)
-    before, _ = _seen(a2a_client, task["id"])
-    foreign = call(a2a_other_client, task["id"])
-    foreign.expect_error("TaskNotFoundError")
-    missing_id = new_id("kit-missing-task")
-    missing = call(a2a_other_client, missing_id)
-    told, expected = methods.error_shape(foreign, task["id"]), methods.error_shape(missing, missing_id)
-    if told != expected:
-        foreign.fail(
-            f"another subject's task must answer exactly like a missing one: got {told}, a missing task {expected}"
-        )
-    after, seen = _seen(a2a_client, task["id"])
-    if after != before:
-        seen.fail(f"another subject's {member.split('-')[0]} must leave the task as it was: {before} before")
+# Another subject's task named on each method is a member of the strangers' checks (suites/test_strangers.py): the
+# caller's task in each state, on every method that names a task.
 
 
 # Which subject acts first: the kit's and the other one, each way round (one subject's name may begin the other's,

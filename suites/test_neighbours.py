@@ -240,3 +240,24 @@ def test_a_config_write_leaves_its_neighbours(
         if config_id not in [c.get("id") for c in listed.result.get("configs") or []]:
             listed.fail(f"after {write} beside it, config {config_id} of task {task_id} must still be listed")
     push_checks.until_acknowledged(pending, "TASK_STATE_COMPLETED", a2a_pushing)
+
+
+@pytest.mark.req("PUSH-01", "QUEUE-05")
+def test_a_message_queued_under_one_of_its_callers_task_ids_leaves_that_tasks_configs(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+):
+    """A messageId the caller chose that is the id of one of its own tasks: the message queued under it is another
+    thing than the task, and when a turn takes it the task keeps its configs."""
+    task = drivers.run(a2a_client, "ask")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    url, hook = a2a_push_receiver.endpoint().url, new_id("hook")
+    drivers.create_push_config(a2a_client, task["id"], url, config_id=hook).ok()
+    context, running = _busy(a2a_client, a2a_cancel_at_end)
+    queued = queueing.send(a2a_client, context, task["id"])
+    if queued.is_error:
+        not_checked("the Agent refuses a messageId that is one of the caller's task ids", needs="one that queues it")
+    a2a_client.cancel(running["id"]).ok()
+    _taken(a2a_client, context, task["id"])
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    if [(c.get("id"), c.get("url")) for c in listed.result.get("configs") or []] != [(hook, url)]:
+        listed.fail(f"a message queued under the id of task {task['id']} was taken: the task keeps its config {hook}")

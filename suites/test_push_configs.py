@@ -204,38 +204,6 @@ def test_config_inside_send_message(
         )
 
 
-@pytest.mark.req("PUSH-16")
-@pytest.mark.scenario("ask")
-@pytest.mark.parametrize("method", METHODS)
-def test_configs_of_another_subject_answer_as_missing(
-    a2a_pushing: Target,
-    a2a_client: A2AClient,
-    a2a_other_client: A2AClient,
-    a2a_push_receiver: PushReceiver,
-    method: str,
-    a2a_cancel_at_end,
-):
-    task = _paused(a2a_client, a2a_cancel_at_end)
-    url = a2a_push_receiver.endpoint().url
-    config_id = drivers.create_push_config(a2a_client, task["id"], url).result["id"]
-    params = _params(method, task["id"], a2a_push_receiver.endpoint().url)
-    if "id" in params:
-        params["id"] = config_id
-    foreign = a2a_other_client.call(method, params)
-    foreign.expect_error("TaskNotFoundError")
-    missing_id = new_id("kit-missing-task")
-    missing = a2a_other_client.call(method, {**params, "taskId": missing_id})
-    told, expected = methods.error_shape(foreign, task["id"]), methods.error_shape(missing, missing_id)
-    if told != expected:
-        foreign.fail(
-            f"another subject's task must answer exactly like a missing one: got {told}, a missing task {expected}"
-        )
-    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-    configs = listed.result.get("configs") or []
-    if [(c.get("id"), c.get("url")) for c in configs] != [(config_id, url)]:
-        listed.fail(f"another subject's {method} must create, reveal or delete nothing")
-
-
 @pytest.mark.req("PUSH-03")
 @pytest.mark.scenario("complete")
 def test_without_push_a_config_inside_send_message_is_refused_or_unused(

@@ -206,10 +206,6 @@ SOURCE_KILLERS = {
     "source/queue.MessageQueue.find/sql-where-dropped-1": ("QUEUE-02",),  # a queued messageId of another Agent
     "source/queue.MessageQueue.find/sql-where-dropped-2": ("QUEUE-02",),  # ... of another subject
     "source/push.PushConfigs.move/sql-write-keyed-by-less-1": ("PUSH-01",),  # a take moves others' configs
-    "source/push.PushConfigs.move/sql-write-keyed-by-less-2": ("PUSH-01",),  # ... another Agent's
-    "source/push.PushConfigs.move/sql-write-keyed-by-less-3": ("PUSH-01",),  # ... another subject's
-    "source/push.PushConfigs.delete/sql-equality-nocase-1": ("PUSH-01",),  # a delete of a case twin's config
-    "source/push.PushConfigs.gone/sql-equality-nocase-1": ("PUSH-01",),  # ... or a 410 on it
     "source/delivery.Sender._attempt/sql-write-keyed-by-less-3": ("PUSH-12",),  # one give-up ends all retries
     "source/rpc.Dispatcher._dispatch/arg-removal-36": ("ERR-03",),  # params omitted
     "source/gate.key_of/symmetric-string-methods-swap-1": ("AUTH-01",),  # Bearer and the key two spaces apart

@@ -24,8 +24,9 @@ SQL_OPERATORS = {
 # A fixed sample and its verdicts: each of the issue's kinds of bug the kit once let pass, now killed by a check of
 # its rule's whole class; and a survivor the rules allow.
 SAMPLE = {
-    "source/push.PushConfigs.delete/sql-write-keyed-by-less-1": "killed",  # a config id shared by two tasks
-    "source/push.PushConfigs.delete/sql-equality-prefix-2": "killed",  # a config whose id begins another's
+    "source/push.PushConfigs.delete/sql-write-keyed-by-less-1": "killed",  # a delete of one config deletes all
+    "source/push.PushConfigs.get/sql-where-dropped-2": "killed",  # a queued messageId's config read by another subject
+    "source/push.PushConfigs.get/sql-equality-prefix-5": "killed",  # a config whose id begins another's
     "source/store.Store.task_for_message/sql-where-dropped-2": "killed",  # a messageId of another subject
     "source/store.Store._where/sql-equality-prefix-1": "killed",  # a contextId filter that is another's beginning
     "source/push.PushConfigs.list/sql-order-reversed-1": "survived",  # the configs' order is no rule's

@@ -14,6 +14,7 @@ from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES, FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
+from nylorun_a2a_kit.reference_agent.keys import ENGINE
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
@@ -293,3 +294,22 @@ def extension_version_fallback(request: web.Request) -> dict[str, str] | None:
 @wire.served(FILE_ROUTE)
 def file_url_unfetchable(request: web.Request, response: web.StreamResponse) -> web.Response:
     return refuse(404, "FILE_NOT_FOUND", "No such file.")
+
+
+@declare(
+    "file-token-told-apart",
+    "a file URL whose token is wrong answers 403 where the task exists: the refusal tells the task exists",
+    "FILE-06",
+)
+def file_token_told_apart(config: Any) -> Callable[..., Any]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        response = await handler(request)
+        if request.match_info.route.name != FILE_ROUTE or response.status != 404:
+            return response
+        task = request.app[ENGINE].store.get(request.match_info["task_id"])
+        if task is not None and task.agent_id == request.match_info["agent_id"]:
+            return refuse(403, "FILE_TOKEN_INVALID", "The file's token is not valid.")
+        return response
+
+    return middleware

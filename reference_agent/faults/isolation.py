@@ -1,12 +1,16 @@
-"""Faults of isolation: a task another subject owns told apart from one that does not exist, by one method."""
+"""Faults of isolation: a task another subject owns told apart from one that does not exist, by one method; another
+Agent's task taken for the caller's; a queued message's configs shared by whoever chose its id."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.policies import Access, Action
-from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
+from nylorun_a2a_kit.reference_agent.push import Config, PushConfigs
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord, from_row
 
 
 @declare(
@@ -34,3 +38,50 @@ class ForeignCancelToldApart(Access):
         error = task_not_found(task_id)
         error.message = "Task belongs to another caller"
         return error
+
+
+@declare(
+    "foreign-agent-task-continued",
+    "a message naming the caller's own task on another Agent of the Runtime continues that task",
+    "ISO-05",
+)
+class ForeignAgentTaskContinued(Access):
+    """The owner check of a message reads the subject only: the same subject's task on another Agent is its own."""
+
+    def allows(self, caller: Caller, task: TaskRecord, action: Action) -> bool:
+        return (action == "continue" and task.subject == caller.subject) or super().allows(caller, task, action)
+
+
+@declare(
+    "queued-configs-shared",
+    "a queued message's push configs are held by its id alone: another subject or Agent that queues the same "
+    "messageId reads the first's config, and its own replaces it",
+    "ISO-06",
+)
+class QueuedConfigsShared(PushConfigs):
+    """As the agent once kept them: a queued message's configs keyed by its id (the client's messageId) and the
+    config's id, whoever queued it."""
+
+    def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:
+        if task.scenario.get("queued") and params.get("id"):
+            self.db.execute(
+                "UPDATE push_configs SET state='replaced' WHERE task_id=? AND queued!=0 AND id=?",
+                (task.id, params["id"]),
+            )
+        return super().create(task, params, extensions)
+
+    def get(self, task: Any, config_id: str) -> Config | None:
+        if not task.scenario.get("queued"):
+            return super().get(task, config_id)
+        shared = self._shared(task, "AND id=?", config_id)
+        return shared[-1] if shared else None
+
+    def list(self, task: Any) -> list[Config]:
+        return self._shared(task, "") if task.scenario.get("queued") else super().list(task)
+
+    def _shared(self, task: Any, more: str, *args: str) -> list[Config]:
+        rows = self.db.execute(
+            f"SELECT * FROM push_configs WHERE task_id=? AND queued!=0 {more} AND state='active' ORDER BY key",
+            (task.id, *args),
+        )
+        return [from_row(Config, row) for row in rows]

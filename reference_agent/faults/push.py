@@ -14,7 +14,7 @@ from nylorun_a2a_kit.reference_agent.delivery import SCHEDULE_S, TOKEN_HEADER, R
 from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.push import Config, Destinations, PushConfigs
+from nylorun_a2a_kit.reference_agent.push import Config, Destinations, PushConfigs, holder
 from nylorun_a2a_kit.reference_agent.rpc import PUSH_METHODS, Problems, Reading
 from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TERMINAL, from_row
 
@@ -58,17 +58,24 @@ class InlineConfigIgnored(Reading):
 class DeleteNotStopping(PushConfigs):
     """A deleted config is only hidden from the config methods: its events are still delivered."""
 
-    def delete(self, task_id: str, config_id: str) -> None:
-        self.db.execute("UPDATE push_configs SET state='listed-deleted' WHERE task_id=? AND id=?", (task_id, config_id))
+    def delete(self, task: Any, config_id: str) -> None:
+        config = self.get(task, config_id)
+        if config is not None:
+            self.db.execute("UPDATE push_configs SET state='listed-deleted' WHERE key=?", (config.key,))
 
-    def deliverable(self, task_id: str) -> list[Config]:
+    def deliverable(self, task: Any) -> list[Config]:
         rows = self.db.execute(
-            "SELECT * FROM push_configs WHERE task_id=? AND state IN ('active', 'listed-deleted')", (task_id,)
+            "SELECT * FROM push_configs WHERE agent_id=? AND subject=? AND task_id=? AND queued=? "
+            "AND state IN ('active', 'listed-deleted') ORDER BY key",
+            holder(task),
         )
         return [from_row(Config, row) for row in rows]
 
-    def target(self, task_id: str, config_id: str) -> Config | None:
-        return next((c for c in self.deliverable(task_id) if c.id == config_id), None)
+    def target(self, key: int) -> Config | None:
+        row = self.db.execute(
+            "SELECT * FROM push_configs WHERE key=? AND state IN ('active', 'listed-deleted')", (key,)
+        ).fetchone()
+        return from_row(Config, row) if row else None
 
 
 # -- what is pushed

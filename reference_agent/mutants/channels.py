@@ -118,9 +118,9 @@ def _uris_unlisted(method: str, result: Any) -> Any:
 
 
 class _ShownToEveryConfig(PushConfigs):
-    def deliverable(self, task_id: str) -> list[Any]:
+    def deliverable(self, task: Any) -> list[Any]:
         every = frozenset(schemas.extensions())
-        return [c if c.extensions else dataclasses.replace(c, extensions=every) for c in super().deliverable(task_id)]
+        return [c if c.extensions else dataclasses.replace(c, extensions=every) for c in super().deliverable(task)]
 
 
 def _shown_to_core(channel: str) -> type:

@@ -86,13 +86,16 @@ def _message_kept(engine: Any, call: wire.Call) -> None:
 
 
 def _config_deleted(engine: Any, call: wire.Call) -> None:
-    engine.push_configs.delete(call.params.get("taskId", ""), call.params.get("id", ""))
+    task = engine.store.get(call.params.get("taskId", ""))
+    if task is not None:
+        engine.push_configs.delete(task, call.params.get("id", ""))
 
 
 def _first_config_deleted(engine: Any, call: wire.Call) -> None:
-    configs = engine.push_configs.list(call.params.get("taskId", ""))
+    task = engine.store.get(call.params.get("taskId", ""))
+    configs = engine.push_configs.list(task) if task is not None else []
     if configs:
-        engine.push_configs.delete(configs[0].task_id, configs[0].id)
+        engine.push_configs.delete(task, configs[0].id)
 
 
 class _FeedReadOnce(Feed):

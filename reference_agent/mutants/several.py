@@ -20,6 +20,7 @@ from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
 from nylorun_a2a_kit.reference_agent.push import Config, PushConfigs
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
+from nylorun_a2a_kit.reference_agent.store import from_row
 
 
 def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
@@ -32,45 +33,52 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
 # -- two push configs on one task
 
 
-def _first(configs: PushConfigs, task_id: str) -> Config | None:
-    listed = PushConfigs.list(configs, task_id)
+def _first(configs: PushConfigs, task: Any) -> Config | None:
+    listed = PushConfigs.list(configs, task)
     return listed[0] if listed else None
 
 
+def _first_beside(configs: PushConfigs, key: int) -> Config | None:
+    """The first active config of the holder of config ``key``."""
+    row = configs.db.execute(
+        "SELECT c.* FROM push_configs c JOIN push_configs k ON k.key=? AND (c.agent_id, c.subject, c.task_id, "
+        "c.queued)=(k.agent_id, k.subject, k.task_id, k.queued) WHERE c.state='active' ORDER BY c.key LIMIT 1",
+        (key,),
+    ).fetchone()
+    return from_row(Config, row) if row else None
+
+
 class _SecondNotListed(PushConfigs):
-    def list(self, task_id: str) -> list[Config]:
-        listed = super().list(task_id)
+    def list(self, task: Any) -> list[Config]:
+        listed = super().list(task)
         return listed[:-1] if len(listed) > 1 else listed
 
-    def deliverable(self, task_id: str) -> list[Config]:
-        return PushConfigs.list(self, task_id)
+    def deliverable(self, task: Any) -> list[Config]:
+        return PushConfigs.list(self, task)
 
 
 class _SecondGotAsTheFirst(PushConfigs):
-    def get(self, task_id: str, config_id: str) -> Config | None:
-        first = _first(self, task_id)
-        found = super().get(task_id, config_id)
+    def get(self, task: Any, config_id: str) -> Config | None:
+        first = _first(self, task)
+        found = super().get(task, config_id)
         return first if found is not None and first is not None and found.id != first.id else found
-
-    def target(self, task_id: str, config_id: str) -> Config | None:
-        return PushConfigs.get(self, task_id, config_id)
 
 
 class _DeleteOfTheSecondDeletesTheFirst(PushConfigs):
-    def delete(self, task_id: str, config_id: str) -> None:
-        first = _first(self, task_id)
-        super().delete(task_id, first.id if first is not None and first.id != config_id else config_id)
+    def delete(self, task: Any, config_id: str) -> None:
+        first = _first(self, task)
+        super().delete(task, first.id if first is not None and first.id != config_id else config_id)
 
 
 class _SecondNotDelivered(PushConfigs):
-    def deliverable(self, task_id: str) -> list[Config]:
-        configs = super().deliverable(task_id)
+    def deliverable(self, task: Any) -> list[Config]:
+        configs = super().deliverable(task)
         return configs[:-1] if len(configs) > 1 else configs
 
 
 def _second_with_the_firsts(field: str) -> type:
-    def target(self, task_id: str, config_id: str) -> Config | None:
-        config, first = PushConfigs.target(self, task_id, config_id), _first(self, task_id)
+    def target(self, key: int) -> Config | None:
+        config, first = PushConfigs.target(self, key), _first_beside(self, key)
         if config is None or first is None or first.id == config.id:
             return config
         return dataclasses.replace(config, **{field: getattr(first, field)})
@@ -81,19 +89,19 @@ def _second_with_the_firsts(field: str) -> type:
 class _DeletingTheSecondStopsTheFirst(PushConfigs):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.stopped: set[tuple[str, str]] = set()  # (task, config) whose deliveries stopped with another's delete
+        self.stopped: set[int] = set()  # configs whose deliveries stopped with another's delete
 
-    def delete(self, task_id: str, config_id: str) -> None:
-        first = _first(self, task_id)
-        super().delete(task_id, config_id)
+    def delete(self, task: Any, config_id: str) -> None:
+        first = _first(self, task)
+        super().delete(task, config_id)
         if first is not None and first.id != config_id:
-            self.stopped.add((task_id, first.id))
+            self.stopped.add(first.key)
 
-    def deliverable(self, task_id: str) -> list[Config]:
-        return [c for c in super().deliverable(task_id) if (task_id, c.id) not in self.stopped]
+    def deliverable(self, task: Any) -> list[Config]:
+        return [c for c in super().deliverable(task) if c.key not in self.stopped]
 
-    def target(self, task_id: str, config_id: str) -> Config | None:
-        return None if (task_id, config_id) in self.stopped else super().target(task_id, config_id)
+    def target(self, key: int) -> Config | None:
+        return None if key in self.stopped else super().target(key)
 
 
 # -- the last artifact, the last extension, the second queued message

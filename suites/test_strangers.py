@@ -1,0 +1,401 @@
+"""Strangers: every id a client chooses or is given is a key of its subject and its Agent. Named by a caller it is
+not the key of (another subject, or the same subject on another Agent of the Runtime), it answers as an id that
+does not exist, changes nothing and shows nothing, on every method that names it and every channel it travels:
+the answer, the push configs and their deliveries, the feed, the file route.
+
+The kit makes the ids itself (a task in each state a client names it in, a message still queued, a config, a
+session, a file URL) and names each one as the stranger, on each method, beside the same call naming an id that
+does not exist: the two answers must be alike, and the owner's view of what it holds the same before and after.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import pytest
+
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
+from nylorun_a2a_kit.fixtures.push import PushReceiver
+from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
+from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition, drivers, methods, push_checks, queueing
+from nylorun_a2a_kit.fixtures.target import Target
+
+WHO = ("another subject", "another Agent")
+
+
+def _stranger(who: str, a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target) -> A2AClient:
+    if who == "another subject":
+        return a2a_other_client
+    if not a2a_target.other_agent_url:
+        not_checked("no second Agent given", needs="--a2a-other-agent-url: a second Agent on the same Runtime and key")
+    return a2a_client.with_(url=a2a_target.other_agent_url)
+
+
+# -- what a caller holds, and how it looks to its owner
+
+
+@dataclass
+class Held:
+    task: dict[str, Any]  # as its owner was answered
+    steady: bool  # its history and artifacts stay as they are while the check runs (a running turn's may grow)
+    config: tuple[str, str, str] | None = None  # the owner's push config on it: id, url, token
+
+    @property
+    def id(self) -> str:
+        return self.task["id"]
+
+    def secrets(self) -> list[str]:
+        """What the stranger must never read: the owner's context, its config's url and token."""
+        return [self.task.get("contextId") or "", *(self.config[1:] if self.config else ())]
+
+
+def _running(client: A2AClient, cancel_at_end) -> dict:
+    task = drivers.working(client, cancel_at_end, queueing.BUSY_MS)
+    return drivers.wait_for(client, task["id"], ["TASK_STATE_WORKING"])  # past SUBMITTED: the state it keeps
+
+
+def _queued(client: A2AClient, cancel_at_end) -> dict:
+    context, running = queueing.busy(client)
+    cancel_at_end(client, running["id"])
+    return queueing.queued_task(queueing.send(client, context, new_id("queued")), context, running)
+
+
+def _ended(client: A2AClient, cancel_at_end) -> dict:
+    return drivers.run(client, "complete")
+
+
+def _paused(client: A2AClient, cancel_at_end) -> dict:
+    task = drivers.settle(client, drivers.run(client, "ask"))
+    cancel_at_end(client, task["id"])
+    return task
+
+
+# Each state a client names a task in: the scenario that makes it, how, and whether its history stays as it is.
+HOLDINGS: dict[str, tuple[str, Callable[[A2AClient, Any], dict], bool]] = {
+    "an ended task": ("complete", _ended, True),
+    "a paused task": ("ask", _paused, True),
+    "a running task": ("slow", _running, False),
+    "a queued message": ("slow", _queued, True),
+}
+
+
+def _seen(owner: A2AClient, held: Held) -> tuple[tuple, Exchange]:
+    """What the owner sees of what it holds: the state (and, when steady, how many history messages and
+    artifacts), and its configs' ids, urls and tokens."""
+    exchange = owner.get_task(held.id, history_length=drivers.HISTORY_ALL)
+    task = exchange.task
+    seen: tuple = (drivers.state(task),)
+    if held.steady:
+        seen += (len(task.get("history") or []), len(task.get("artifacts") or []))
+    if held.config is not None:
+        listed = owner.call("ListTaskPushNotificationConfigs", {"taskId": held.id})
+        configs = listed.result.get("configs") or []
+        seen += (sorted((c.get("id"), c.get("url"), c.get("token", held.config[2])) for c in configs),)
+    return seen, exchange
+
+
+# -- each method that names a task, as the stranger calls it
+
+TASK_CALLS = ("GetTask", "CancelTask", "SendMessage")
+
+
+def _params(method: str, task_id: str, config_id: str, url: str) -> dict[str, Any]:
+    if method in ("GetTask", "CancelTask"):
+        return {"id": task_id}
+    if method == "SendMessage":
+        return {
+            "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "taskId": task_id, "parts": [{"text": "blue"}]}
+        }
+    if method == "CreateTaskPushNotificationConfig":
+        return {"taskId": task_id, **drivers.push_config(url, token=new_id("stranger-token"), config_id=config_id)}
+    if method == "ListTaskPushNotificationConfigs":
+        return {"taskId": task_id}
+    return {"taskId": task_id, "id": config_id}
+
+
+def _requirement(who: str, holding: str, method: str) -> pytest.MarkDecorator:
+    if who == "another Agent":
+        return pytest.mark.req("ISO-05")
+    if holding == "a queued message":
+        return pytest.mark.req("ISO-06")
+    return pytest.mark.req("ISO-01") if method in TASK_CALLS else pytest.mark.req("PUSH-16")
+
+
+def _cases() -> list:
+    cases = []
+    for who, holding, method in itertools.product(WHO, HOLDINGS, (*TASK_CALLS, *methods.PUSH_CONFIG)):
+        scenario = HOLDINGS[holding][0]
+        marks = [_requirement(who, holding, method), pytest.mark.scenario(scenario)]
+        cases.append(pytest.param(who, holding, method, marks=marks, id=f"{who}-{holding}-{method}"))
+    return cases
+
+
+def shows_none_of(exchange: Exchange, held: Held, what: str) -> None:
+    """The answer's bytes name nothing of what the owner holds that the caller did not send."""
+    body = (exchange.response_body or b"").decode("utf-8", "replace")
+    shown = [secret for secret in held.secrets() if secret and secret in body]
+    if shown:
+        exchange.fail(f"{what} must show nothing of it, yet its answer holds {len(shown)} of the owner's values")
+
+
+@pytest.mark.parametrize("who, holding, method", _cases())
+def test_a_strangers_call_answers_as_for_an_id_that_does_not_exist(
+    request: pytest.FixtureRequest,
+    a2a_target: Target,
+    a2a_client: A2AClient,
+    a2a_other_client: A2AClient,
+    a2a_cancel_at_end,
+    who: str,
+    holding: str,
+    method: str,
+):
+    """The caller's task in each state (a message still queued among them), named by a stranger on each method:
+    the same answer as an id that does not exist, nothing of the task in it, and the task as it was."""
+    stranger = _stranger(who, a2a_client, a2a_other_client, a2a_target)
+    url = theirs = ""
+    if method in methods.PUSH_CONFIG:
+        request.getfixturevalue("a2a_pushing")
+        receiver = request.getfixturevalue("a2a_push_receiver")
+        url, theirs = receiver.endpoint().url, receiver.endpoint().url  # the owner's, and the stranger's own
+    _, make, steady = HOLDINGS[holding]
+    held = Held(make(a2a_client, a2a_cancel_at_end), steady)
+    config_id = new_id("hook")
+    if url:
+        token = new_id("owner-token")
+        made = drivers.create_push_config(a2a_client, held.id, url, config_id=config_id, token=token)
+        if made.is_error:
+            not_checked(f"the Agent takes no push config on {holding}", needs="an Agent that does (A2A allows it)")
+        held.config = (made.result.get("id") or config_id, url, token)
+        config_id = held.config[0]
+    before, _ = _seen(a2a_client, held)
+    foreign = stranger.call(method, _params(method, held.id, config_id, theirs))
+    what = f"{method} by {who} naming the caller's {holding.split(' ', 1)[1]}"
+    shows_none_of(foreign, held, what)
+    foreign.expect_error("TaskNotFoundError")
+    missing_id = new_id("kit-missing-task")
+    missing = stranger.call(method, _params(method, missing_id, config_id, theirs))
+    told, expected = methods.error_shape(foreign, held.id), methods.error_shape(missing, missing_id)
+    if told != expected:
+        foreign.fail(f"{what} must answer exactly as an id that does not exist: got {told}, a missing id {expected}")
+    after, seen = _seen(a2a_client, held)
+    if after != before:
+        seen.fail(f"{what} must leave it as it was: {before} before, {after} after")
+
+
+# -- the same messageId queued by two callers
+
+
+@dataclass
+class Caller:
+    client: A2AClient
+    context: str
+    running: dict
+    queued: dict
+    token: str
+    endpoint: Any
+
+
+def _queue_beside(client: A2AClient, message_id: str, receiver: PushReceiver, cancel_at_end, why: str) -> Caller:
+    context, running = queueing.busy(client)
+    cancel_at_end(client, running["id"])
+    queued = queueing.queued_task(queueing.send(client, context, message_id), context, running, why)
+    token = new_id("tok")
+    return Caller(client, context, running, queued, token, push_checks.endpoint_for(receiver, token=token))
+
+
+def _configs(caller: Caller) -> list[tuple]:
+    listed = caller.client.call("ListTaskPushNotificationConfigs", {"taskId": caller.queued["id"]})
+    return [(c.get("id"), c.get("url")) for c in listed.result.get("configs") or []]
+
+
+def _create(caller: Caller, hook: str) -> Exchange:
+    return drivers.create_push_config(
+        caller.client, caller.queued["id"], caller.endpoint.url, config_id=hook, token=caller.token
+    )
+
+
+@pytest.mark.req("ISO-06", "PUSH-01")
+@pytest.mark.scenario("slow", "complete")
+@pytest.mark.parametrize("who", WHO)
+def test_the_same_queued_message_id_of_two_callers_holds_two_callers_configs(
+    a2a_pushing: Target,
+    a2a_client: A2AClient,
+    a2a_other_client: A2AClient,
+    a2a_push_receiver: PushReceiver,
+    a2a_cancel_at_end,
+    who: str,
+):
+    """Two callers queue a message under the same messageId, each behind its own running turn, and each puts a
+    config of the same id on it: neither reads, replaces or removes the other's, and each one's deliveries carry
+    its own turn's events with its own token."""
+    message_id, hook = new_id("refund"), new_id("hook")
+    stranger = _stranger(who, a2a_client, a2a_other_client, a2a_pushing)
+    first = _queue_beside(a2a_client, message_id, a2a_push_receiver, a2a_cancel_at_end, "")
+    second = _queue_beside(stranger, message_id, a2a_push_receiver, a2a_cancel_at_end, f"{who}'s same messageId: ")
+    if _create(first, hook).is_error:
+        not_checked("the Agent takes no push config on a queued message", needs="an Agent that does (A2A allows it)")
+    held = Held(first.queued, True, (hook, first.endpoint.url, first.token))
+    what = f"{who}, which queued the same messageId"
+    # The stranger's own message has no config yet: reading one of the first's id answers as any id it lacks.
+    read = second.client.call("GetTaskPushNotificationConfig", {"taskId": second.queued["id"], "id": hook})
+    shows_none_of(read, held, f"GetTaskPushNotificationConfig by {what}")
+    absent_id = new_id("hook")
+    absent = second.client.call("GetTaskPushNotificationConfig", {"taskId": second.queued["id"], "id": absent_id})
+    if methods.error_shape(read, hook) != methods.error_shape(absent, absent_id) or not read.is_error:
+        read.fail(f"{what} reads a config of the first caller's id as one its own message does not have")
+    listed = second.client.call("ListTaskPushNotificationConfigs", {"taskId": second.queued["id"]})
+    shows_none_of(listed, held, f"ListTaskPushNotificationConfigs by {what}")
+    mine = [(hook, first.endpoint.url)]
+    for write in (
+        "CreateTaskPushNotificationConfig",
+        "DeleteTaskPushNotificationConfig",
+        "CreateTaskPushNotificationConfig",
+    ):
+        if write.startswith("Create"):
+            _create(second, hook).ok()
+        else:
+            second.client.call(write, {"taskId": second.queued["id"], "id": hook}).ok()
+        if _configs(first) != mine:
+            first.client.get_task(first.queued["id"]).fail(
+                f"{write} by {what} on its own message must leave the first caller's config {hook} as it was"
+            )
+    for caller in (first, second):
+        caller.client.cancel(caller.running["id"]).ok()
+    for caller in (first, second):
+        delivered = push_checks.until_pushed(caller.endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+        takers = set()
+        for delivery in delivered:
+            payload = next(iter(delivery.json.values()), None) if isinstance(delivery.json, dict) else None
+            payload = payload if isinstance(payload, dict) else {}
+            takers.add(payload.get("taskId") or payload.get("id"))
+            if payload.get("contextId") != caller.context or delivery.problems:
+                pytest.fail(
+                    f"a config on the message queued in {caller.context} gets only its own turn's events with its "
+                    f"own token: delivery {delivery.webhook_id} is of context {payload.get('contextId')!r}"
+                    + (f" ({delivery.problems[0]})" if delivery.problems else "")
+                )
+        for taker in takers - {None}:  # the turn that took the message holds its config, and no other's
+            listed = caller.client.call("ListTaskPushNotificationConfigs", {"taskId": taker})
+            if [(c.get("id"), c.get("url")) for c in listed.result.get("configs") or []] != [
+                (hook, caller.endpoint.url)
+            ]:
+                listed.fail(f"the turn that took the message queued in {caller.context} holds its config {hook} alone")
+
+
+# -- a session, on the feed
+
+
+@pytest.fixture
+def feed(a2a_target: Target, a2a_client: A2AClient, a2a_feed_position: FeedPosition | None) -> Feed:
+    if a2a_target.runtime is None:
+        not_applicable("the change feed is a Runtime's; the target is not a Runtime endpoint")
+    return Feed(a2a_target.runtime[0], a2a_client, a2a_feed_position, agent_id=a2a_target.runtime[1])
+
+
+@pytest.mark.req("FEED-07", "FEED-06")
+@pytest.mark.scenario("complete")
+def test_another_subjects_session_lists_nothing(feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient):
+    """The session id of the caller's conversation, read by another subject (its Nylorun-Subject): no turn of it,
+    and the same answer as a session id that does not exist."""
+    cursor = feed.tail()
+    mine = drivers.run(a2a_client, "complete")
+    turns, _ = feed.walk(after=cursor, subject=a2a_client.subject, until=[mine["id"]])
+    session = next((t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") == mine["id"]), None)
+    if session is None:
+        not_checked("the caller's turn did not show on its feed (FEED-07 judges that)")
+    exchange, read = _session_read(feed, session, a2a_other_client.subject)
+    if read[1]:
+        exchange.fail("another subject's session, read with this subject, must list none of its turns")
+    shows_none_of(exchange, Held(mine, True), "another subject's read of the session")
+    if read != _session_read(feed, "ses_" + new_id(), a2a_other_client.subject)[1]:
+        exchange.fail("another subject's session must answer as a session that does not exist")
+
+
+def _session_read(feed: Feed, session: str, subject: str) -> tuple[Exchange, tuple]:
+    """The feed read for one session: its status, and the turns of a 200 page."""
+    exchange = feed.get(sessionId=session, subject=subject)
+    turns = exchange.json.get("turns") if exchange.status == 200 and isinstance(exchange.json, dict) else None
+    return exchange, (exchange.status, turns)
+
+
+# -- a file URL
+
+
+def _file_urls(client: A2AClient) -> list[str]:
+    urls = []
+    for _ in range(2):
+        task = drivers.settle(client, drivers.run(client, "complete"))
+        urls += [p["url"] for a in task.get("artifacts") or [] for p in a.get("parts") or [] if "url" in p][:1]
+    if len(urls) < 2:
+        not_checked("the Agent handed out no url file part", needs="the complete scenario's url part (FILE-03)")
+    return urls
+
+
+def _changes(part: str) -> dict[str, str]:
+    first = part[0]
+    return {
+        "first character": ("b" if first != "b" else "c") + part[1:],
+        "letter case": part.swapcase() if part.swapcase() != part else part + "x",
+        "one character short": part[:-1],
+        "one character more": part + part[-1],
+    }
+
+
+def _variants(url: str, other: str) -> dict[str, str]:
+    """``url`` with each of its ids changed each way: its ids are the path segments that differ from ``other``'s
+    (a file URL of another turn), so a layout of the Agent's own is read, never guessed."""
+    parts, theirs = urlsplit(url), urlsplit(other)
+    segments, others = parts.path.split("/"), theirs.path.split("/")
+    varied = {}
+    for index, segment in enumerate(segments):
+        if segment and (index >= len(others) or others[index] != segment):
+            for change, changed in _changes(segment).items():
+                path = "/".join([*segments[:index], quote(changed, safe="%"), *segments[index + 1 :]])
+                varied[f"segment {index} ({change})"] = urlunsplit(parts._replace(path=path))
+    return varied
+
+
+def _refusal(exchange: Exchange, url: str, changed: str) -> tuple:
+    body = (exchange.response_body or b"").decode("utf-8", "replace")
+    for known in sorted({urlsplit(url).path, urlsplit(changed).path, url, changed}, key=len, reverse=True):
+        body = body.replace(known, "<url>")
+    return exchange.status, body
+
+
+@pytest.mark.req("FILE-06")
+@pytest.mark.scenario("complete")
+def test_a_file_url_with_one_id_changed_answers_as_one_that_does_not_exist(a2a_target: Target, a2a_client: A2AClient):
+    url, other = _file_urls(a2a_client)
+    headers: dict[str, str] = {}
+    good = a2a_client.get(url)
+    if good.status != 200 and urlsplit(url).netloc == urlsplit(a2a_client.url).netloc:
+        # A Runtime's own file route may take the caller's key: every variant is then asked with it too.
+        headers = {k: v for k, v in a2a_client.headers().items() if k in ("Authorization", "Nylorun-Subject")}
+        good = a2a_client.get(url, headers)
+    if good.status != 200:
+        not_checked("the url file part's URL answers no bytes (FILE-03 judges that)")
+    variants = _variants(url, other)
+    if a2a_target.other_agent_url and url.startswith(a2a_client.url + "/"):
+        variants["under another Agent"] = a2a_target.other_agent_url + url[len(a2a_client.url) :]
+    if not variants:
+        not_checked("the Agent's file URLs differ in no part the kit can change", needs="file URLs with ids")
+    answers = {}
+    for name, changed in variants.items():
+        exchange = a2a_client.get(changed, headers)
+        if 200 <= exchange.status < 300 or (good.response_body and good.response_body == exchange.response_body):
+            exchange.fail(f"the file URL with {name} changed must answer no bytes, yet answered {exchange.status}")
+        answers[name] = (_refusal(exchange, url, changed), exchange)
+    first_name, (first, _) = next(iter(answers.items()))
+    for name, (refusal, exchange) in answers.items():
+        if refusal != first:
+            exchange.fail(
+                f"a file URL with one id changed must answer alike whichever it is: {name} answered {refusal[0]}, "
+                f"{first_name} answered {first[0]} (a difference tells which part was right)"
+            )
+    again = a2a_client.get(url, headers)
+    if again.status != 200 or again.response_body != good.response_body:
+        again.fail("the file URL the Agent handed out must still answer its bytes after the refused ones")
