@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +30,7 @@ from nylorun_a2a_kit.reference_agent.gate import (
     Refused,
     refuse,
 )
-from nylorun_a2a_kit.reference_agent.keys import CONFIG, DISPATCHER, ENGINE, FEED, GATE
+from nylorun_a2a_kit.reference_agent.keys import CONFIG, GATE, SERVING, Serving, serving
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
 from nylorun_a2a_kit.reference_agent.store import Store
 from nylorun_a2a_kit.reference_agent.streaming import Stream
@@ -64,7 +66,7 @@ async def handle_rpc(request: web.Request) -> web.StreamResponse:
         extensions=active,
         traceparent=request.headers.get("traceparent"),
     )
-    dispatcher = request.app[DISPATCHER]
+    dispatcher = serving(request.app).dispatcher
     try:
         answer = await dispatcher.handle(body, version, caller)
     except Exception:  # the binding never answers 500: an unexpected failure is a JSON-RPC internal error
@@ -99,7 +101,7 @@ async def handle_turns(request: web.Request) -> web.StreamResponse:
         grant, subject = request.app[GATE].reader(request)
     except Refused as refused:
         return refused.response
-    turns = request.app[FEED]
+    turns = serving(request.app).feed
     try:
         body = turns.page(dict(request.query), turns.subjects(grant, subject))
     except FeedError as exc:
@@ -138,13 +140,54 @@ async def handle_card(request: web.Request) -> web.StreamResponse:
 
 async def handle_file(request: web.Request) -> web.StreamResponse:
     agent_id = request.app[GATE].agent_id(request)
-    task = request.app[ENGINE].store.get(request.match_info["task_id"])
+    task = serving(request.app).engine.store.get(request.match_info["task_id"])
     if agent_id is None or task is None or task.agent_id != agent_id:
         return refuse(404, "FILE_NOT_FOUND", "No such file.")
-    data = request.app[ENGINE].store.load_file(task.id, request.match_info["token"], request.match_info["name"])
+    data = serving(request.app).engine.store.load_file(task.id, request.match_info["token"], request.match_info["name"])
     if data is None:
         return refuse(404, "FILE_NOT_FOUND", "No such file.")
     return web.Response(body=data, content_type="application/octet-stream")
+
+
+# How long a restart waits for the requests in flight to be answered before it lets them be and tries again later
+# (a request may wait on another one in flight: a blocking SendMessage on the CancelTask that ends its task).
+RESTART_DRAIN_S = 0.5
+RESTART: web.AppKey[Callable[[web.Application], Awaitable[None]]] = web.AppKey("restart")
+
+
+def restarting(every: int) -> Callable[..., Any]:
+    """A middleware that restarts everything below the HTTP edge (the turns, the sender, the store) on the kept
+    database before every ``every``-th request, once no request is in flight: what a Runtime keeps across a restart
+    is what its database holds (a test setup; the gate's rate limits stay)."""
+    state = {"requests": 0, "in_flight": 0, "restarting": False}
+    changed = asyncio.Condition()
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        async with changed:
+            await changed.wait_for(lambda: not state["restarting"])
+            state["requests"] += 1
+            if state["requests"] % every == 0:
+                state["restarting"] = True
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait_for(lambda: state["in_flight"] == 0), RESTART_DRAIN_S)
+                try:
+                    if state["in_flight"] == 0:
+                        await request.app[RESTART](request.app)
+                    else:
+                        state["requests"] -= 1  # the next request tries again
+                finally:
+                    state["restarting"] = False
+                    changed.notify_all()
+            state["in_flight"] += 1
+        try:
+            return await handler(request)
+        finally:
+            async with changed:
+                state["in_flight"] -= 1
+                changed.notify_all()
+
+    return middleware
 
 
 async def not_found(request: web.Request) -> web.StreamResponse:
@@ -154,24 +197,31 @@ async def not_found(request: web.Request) -> web.StreamResponse:
 def build_app(config: AgentConfig) -> web.Application:
     """The agent's application; the faults ``config`` names take the place of the seams they replace."""
     seams = faults.seams(config.faults).joined(mutants.seams(config.mutants))
-    app = web.Application(client_max_size=MAX_BODY, middlewares=seams.middlewares(config))
+    restarts = [restarting(config.restart_every)] if config.restart_every else []
+    app = web.Application(client_max_size=MAX_BODY, middlewares=restarts + seams.middlewares(config))
     app[CONFIG] = config
     app[GATE] = seams.make(Gate, config)
+
+    app[SERVING] = []
 
     async def start(app: web.Application) -> None:
         store = Store(config.db_path)
         engine = Engine(store, config, seams)
-        app[ENGINE] = engine
-        app[DISPATCHER] = Dispatcher(engine, config, seams)
-        app[FEED] = seams.make(Feed, store)
+        app[SERVING][:] = [Serving(engine, Dispatcher(engine, config, seams), seams.make(Feed, store))]
         await engine.start()
 
     async def stop_turns(app: web.Application) -> None:
-        await app[ENGINE].stop()
+        await serving(app).engine.stop()
 
     async def close_store(app: web.Application) -> None:
-        app[ENGINE].store.close()
+        serving(app).engine.store.close()
 
+    async def restart(app: web.Application) -> None:
+        await stop_turns(app)
+        await close_store(app)
+        await start(app)
+
+    app[RESTART] = restart
     app.on_startup.append(start)
     app.on_shutdown.append(stop_turns)
     app.on_cleanup.append(close_store)

@@ -39,6 +39,8 @@ class AgentConfig:
     # Every delay of the retry schedule is multiplied by this (1.0 = real time; 0.0001 runs 24 h in 8.6 s).
     push_time_scale: float = 1.0
     push_attempt_timeout_s: float = 10.0
+    # A test setup: restart the turns, the sender and the store on the kept database before every n-th request.
+    restart_every: int = 0
 
     @property
     def push_enabled(self) -> bool:

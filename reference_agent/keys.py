@@ -1,6 +1,8 @@
-"""What an agent's aiohttp application holds, by key: its engine, dispatcher, configuration, gate and feed."""
+"""What an agent's aiohttp application holds, by key: its configuration, its gate, and what serves its requests."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from aiohttp import web
 
@@ -10,8 +12,21 @@ from nylorun_a2a_kit.reference_agent.feed import Feed
 from nylorun_a2a_kit.reference_agent.gate import Gate
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
 
-ENGINE: web.AppKey[Engine] = web.AppKey("engine", Engine)
-DISPATCHER: web.AppKey[Dispatcher] = web.AppKey("dispatcher", Dispatcher)
+
+@dataclass
+class Serving:
+    """What serves requests below the HTTP edge, made at start from the database (and made again from it when the
+    agent restarts on its kept database)."""
+
+    engine: Engine
+    dispatcher: Dispatcher
+    feed: Feed
+
+
+SERVING: web.AppKey[list[Serving]] = web.AppKey("serving", list)  # the one Serving, in a list it is swapped in
 CONFIG: web.AppKey[AgentConfig] = web.AppKey("config", AgentConfig)
 GATE: web.AppKey[Gate] = web.AppKey("gate", Gate)
-FEED: web.AppKey[Feed] = web.AppKey("feed", Feed)
+
+
+def serving(app: web.Application) -> Serving:
+    return app[SERVING][0]

@@ -14,7 +14,7 @@ from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES, FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
-from nylorun_a2a_kit.reference_agent.keys import ENGINE
+from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
@@ -307,7 +307,7 @@ def file_token_told_apart(config: Any) -> Callable[..., Any]:
         response = await handler(request)
         if request.match_info.route.name != FILE_ROUTE or response.status != 404:
             return response
-        task = request.app[ENGINE].store.get(request.match_info["task_id"])
+        task = serving(request.app).engine.store.get(request.match_info["task_id"])
         if task is not None and task.agent_id == request.match_info["agent_id"]:
             return refuse(403, "FILE_TOKEN_INVALID", "The file's token is not valid.")
         return response

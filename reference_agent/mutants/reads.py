@@ -11,7 +11,7 @@ from typing import Any
 
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.feed import Feed
-from nylorun_a2a_kit.reference_agent.keys import ENGINE
+from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
 from nylorun_a2a_kit.reference_agent.store import TaskRecord
 
@@ -24,7 +24,7 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
 
 
 def _engine(call: wire.Call) -> Any:
-    return call.http.app[ENGINE]
+    return serving(call.http.app).engine
 
 
 def _after(method: str, change: Callable[[Any, wire.Call], None], *, refused: int | None = None) -> Any:
