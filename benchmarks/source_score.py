@@ -95,7 +95,10 @@ def main(args: argparse.Namespace) -> int:
 def _reported(verdict: mutation.Verdict) -> mutation.Verdict:
     by = f" — {verdict.by[0]}" if verdict.by else ""
     cached = ", cached" if verdict.cached else ""
-    print(f"  {verdict.outcome:15} {verdict.name} ({verdict.seconds:.1f} s, {verdict.checks} checks{cached}){by}")
+    setups = f", setups {' / '.join(verdict.setups)}" if verdict.setups else ""
+    print(
+        f"  {verdict.outcome:15} {verdict.name} ({verdict.seconds:.1f} s, {verdict.checks} checks{cached}{setups}){by}"
+    )
     return verdict
 
 
@@ -127,8 +130,27 @@ def report(mutants: dict[str, Mutant], verdicts: list[mutation.Verdict], wall: f
         headers = [title, "run", "killed", "equivalent", "unobservable", "not applicable", "survived", "kill rate"]
         print("\n" + common.table(headers, rows))
     total = _rate(verdicts, classes)
+    weighted, low, high = weighted_rate(mutants, verdicts, classes)
+    if weighted is not None:
+        print(
+            f"\nweighted by each operator's population ({len(mutants)} mutants): {weighted:.1%}, 95 % interval "
+            f"{low:.1%}–{high:.1%} (a stratified bootstrap of the sample, {BOOTSTRAPS} draws, seeded)"
+        )
     if total is not None and total < GOAL:
         problems.append(f"source kill rate {total:.1%} under the goal {GOAL:.0%}")
+    if weighted is not None and weighted < GOAL:
+        problems.append(f"source kill rate weighted by population {weighted:.1%} under the goal {GOAL:.0%}")
+    wrong = [
+        v.name for v in verdicts if v.outcome in KILLED and (mutants[v.name].equivalent or mutants[v.name].unobservable)
+    ]
+    for name in wrong:
+        problems.append(
+            f"{name} is classed {'equivalent' if mutants[name].equivalent else 'unobservable'}, yet a check killed "
+            "it: a wrong class"
+        )
+    stale = source.stale_survivors()
+    for name, why in sorted(stale.items()):
+        problems.append(f"survivors.toml classes {name}, whose {why}: read it again")
     for kind in ("survived", "equivalent", "unobservable", "not applicable"):
         mine = [v for v in verdicts if classes[v.name] == kind]
         print(f"\n{kind} ({len(mine)}):" if mine else f"\n{kind}: none")
@@ -151,6 +173,45 @@ def report(mutants: dict[str, Mutant], verdicts: list[mutation.Verdict], wall: f
         print(f"wall time: {wall / 60:.1f} min for {len(verdicts)} mutants ({cached} cached)")
     common.print_problems(problems, f"source kill rate at {GOAL:.0%} or above; every survivor classified")
     return 1 if problems else 0
+
+
+BOOTSTRAPS = 2000
+
+
+def weighted_rate(
+    mutants: dict[str, Mutant], verdicts: list[mutation.Verdict], classes: dict[str, str]
+) -> tuple[float | None, float, float]:
+    """The kill rate of the whole population, each operator's sample weighted by how many mutants it stands for (a
+    ratio estimator: the killed and the counted of each stratum scaled to its population), and a 95 % interval from
+    a bootstrap that redraws each stratum's sample."""
+    population: dict[str, int] = defaultdict(int)
+    for one in mutants.values():
+        population[operator_of(one)] += 1
+    strata: dict[str, list[str]] = defaultdict(list)
+    for verdict in verdicts:
+        strata[operator_of(mutants[verdict.name])].append(classes[verdict.name])
+
+    def estimate(drawn: dict[str, list[str]]) -> float | None:
+        killed = sum(population[op] * found.count("killed") / len(found) for op, found in drawn.items() if found)
+        counted_ = sum(
+            population[op] * sum(c in ("killed", "survived") for c in found) / len(found)
+            for op, found in drawn.items()
+            if found
+        )
+        return killed / counted_ if counted_ else None
+
+    point = estimate(strata)
+    if point is None:
+        return None, 0.0, 0.0
+    rng = random.Random(1)
+    draws = sorted(
+        e
+        for e in (
+            estimate({op: rng.choices(found, k=len(found)) for op, found in strata.items()}) for _ in range(BOOTSTRAPS)
+        )
+        if e is not None
+    )
+    return point, draws[int(0.025 * len(draws))], draws[int(0.975 * len(draws)) - 1]
 
 
 def _rate(verdicts: list[mutation.Verdict], classes: dict[str, str]) -> float | None:

@@ -61,23 +61,36 @@ def test_list_shows_only_this_agent(a2a_target: Target, a2a_client: A2AClient, o
         listed.fail("ListTasks on another Agent must not list this Agent's tasks")
 
 
+# Who holds the busy conversation first: each subject in turn, or the same subject on another Agent of the Runtime.
+BUSY_FIRST = [*ORDERS, "the same subject on another Agent"]
+
+
 @pytest.mark.req("ISO-04")
 @pytest.mark.scenario("slow")
-@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("order", BUSY_FIRST)
 def test_same_context_id_is_a_separate_conversation_per_subject(
     a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target, a2a_cancel_at_end, order: str
 ):
-    first, second = _subjects(a2a_client, a2a_other_client, order)
+    """One session per subject, Agent and contextId: a conversation busy with a running turn and a message queued
+    behind it, and the same contextId of another subject or on another Agent, which is free."""
+    if order in ORDERS:
+        first, second = _subjects(a2a_client, a2a_other_client, order)
+    elif not a2a_target.other_agent_url:
+        not_checked("no second Agent given", needs="--a2a-other-agent-url: a second Agent on the same Runtime and key")
+    else:
+        first, second = a2a_client.with_(url=a2a_target.other_agent_url), a2a_client
     context = drivers.new_context()
     running = first.send(drivers.scenario("slow", 120_000), context_id=context, return_immediately=True).task
     a2a_cancel_at_end(first, running["id"])
-    # Asked not to queue (QUEUE-06), the other subject's message shows at once whether its conversation is busy:
+    first.send(drivers.scenario("complete"), context_id=context, return_immediately=True)  # queued behind it
+    # Asked not to queue (QUEUE-06), the other caller's message shows at once whether its conversation is busy:
     # refused CONTEXT_BUSY, it shares ours (what arrived); served, it ends on its own.
+    who = order if order not in ORDERS else "another subject"
     exchange = second.send(drivers.scenario("complete"), context_id=context, **drivers.delivery(a2a_target, "reject"))
     if exchange.is_error and (exchange.detail("ErrorInfo") or {}).get("reason") == "CONTEXT_BUSY":
-        exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
+        exchange.fail(f"the conversation of {who} with the same contextId must not be busy with ours")
     if drivers.state(drivers.settle(second, exchange.task)) != "TASK_STATE_COMPLETED":
-        exchange.fail("another subject's conversation with the same contextId must not be busy with ours")
+        exchange.fail(f"the conversation of {who} with the same contextId must not be busy with ours")
 
 
 @pytest.mark.req("SEND-04", "ISO-01")

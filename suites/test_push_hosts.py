@@ -7,6 +7,8 @@ loopback addresses are checked against the embedded agent, whose allow-list the 
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit, urlunsplit
+
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
@@ -108,3 +110,49 @@ def test_redirect_from_an_allowed_host_is_not_followed(
             f"no delivery came in the kit's {a2a_pushing.push.wait_s:.0f} s wait to answer with a redirect",
             needs="--a2a-push-wait-s longer than the target takes to deliver",
         )
+
+
+def _default_port_toggled(url: str) -> str | None:
+    """``url`` with its scheme's default port written if it leaves it out, or left out if it writes it (None: the
+    url names another port)."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}[parts.scheme]
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+    if parts.port not in (None, default):
+        return None
+    return urlunsplit(parts._replace(netloc=f"{host}:{default}" if parts.port is None else f"{host}"))
+
+
+SPELT = {
+    "as named": lambda url: url,
+    "default port toggled": _default_port_toggled,
+}
+
+
+@pytest.mark.parametrize(
+    "spelt",
+    [
+        pytest.param("as named", marks=pytest.mark.req("PUSH-20")),
+        pytest.param("default port toggled", marks=pytest.mark.req("PUSH-21")),
+    ],
+)
+def test_an_allowed_destination_is_accepted(a2a_pushing: Target, a2a_client: A2AClient, a2a_cancel_at_end, spelt: str):
+    """Each destination the user names as allowed takes a config; nothing is ever sent there: the config is made on a
+    task paused on a question, read back and deleted before the task moves."""
+    named = a2a_pushing.settings.push_allowed_url
+    if not named:
+        not_checked("no allowed destination given", needs="--a2a-push-allowed-url: URLs the target's allow-list names")
+    urls = [url for url in map(SPELT[spelt], named) if url]
+    if not urls:
+        not_checked("every allowed destination given names a port of its own: no default port to write or leave out")
+    task = drivers.settle(a2a_client, drivers.run(a2a_client, "ask"))
+    a2a_cancel_at_end(a2a_client, task["id"])
+    for url in urls:
+        made = drivers.create_push_config(a2a_client, task["id"], url)
+        if made.is_error:
+            made.fail(f"{url} names a destination the allow-list names ({spelt}): a config naming it is accepted")
+        config_id = made.result.get("id")
+        listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+        a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+        if config_id not in [c.get("id") for c in listed.result.get("configs") or []]:
+            listed.fail(f"the config naming {url} was accepted: the task lists it")

@@ -158,6 +158,20 @@ def test_retried_queued_message_is_taken_once(a2a_client: A2AClient, busy):
 
 
 @pytest.mark.req("QUEUE-06")
+@pytest.mark.scenario("slow")
+def test_reject_delivery_naming_the_running_task_gets_context_busy(a2a_client: A2AClient, a2a_target: Target, busy):
+    """A message to the busy context that names its running task, asked not to queue: CONTEXT_BUSY naming the
+    running task, as for a new message there."""
+    context, running = busy
+    exchange = a2a_client.send(
+        "blue", task_id=running["id"], context_id=context, **drivers.delivery(a2a_target, "reject")
+    )
+    exchange.expect_error("UnsupportedOperationError", reason="CONTEXT_BUSY")
+    if running["id"] not in ((exchange.detail("ErrorInfo") or {}).get("metadata") or {}).values():
+        exchange.fail(f"the ErrorInfo metadata must name the running task {running['id']}")
+
+
+@pytest.mark.req("QUEUE-06")
 @pytest.mark.scenario("slow", "complete")
 @pytest.mark.parametrize("combined", axes.members("QUEUE-06", "combines"))
 def test_reject_delivery_gets_context_busy(a2a_client: A2AClient, a2a_target: Target, busy, combined: str):

@@ -346,14 +346,17 @@ def _changes(part: str) -> dict[str, str]:
 
 
 def _variants(url: str, other: str) -> dict[str, str]:
-    """``url`` with each of its ids changed each way: its ids are the path segments that differ from ``other``'s
-    (a file URL of another turn), so a layout of the Agent's own is read, never guessed."""
+    """``url`` with each of its ids changed each way, and taken from ``other``: its ids are the path segments that
+    differ from ``other``'s (a file URL of another turn), so a layout of the Agent's own is read, never guessed."""
     parts, theirs = urlsplit(url), urlsplit(other)
     segments, others = parts.path.split("/"), theirs.path.split("/")
     varied = {}
     for index, segment in enumerate(segments):
         if segment and (index >= len(others) or others[index] != segment):
-            for change, changed in _changes(segment).items():
+            changes = _changes(segment)
+            if index < len(others) and others[index]:  # the other URL's id here, the rest of this one's
+                changes["the other file's"] = others[index]
+            for change, changed in changes.items():
                 path = "/".join([*segments[:index], quote(changed, safe="%"), *segments[index + 1 :]])
                 varied[f"segment {index} ({change})"] = urlunsplit(parts._replace(path=path))
     return varied

@@ -204,6 +204,38 @@ class LoopbackHostAllowed(Destinations):
         return host.startswith(("127.", "localhost", "::1")) or super().listed(host, port)
 
 
+HTTPS_ALLOW_LIST = ("--a2a-reference-setup=https-allow-list",)
+
+
+@declare(
+    "allowlist-host-entry-ignored",
+    "an allow-list entry that names a host without a port admits nothing",
+    "PUSH-20",
+    run_with=HTTPS_ALLOW_LIST,
+)
+class AllowlistHostEntryIgnored(Destinations):
+    def listed(self, host: str, port: int | None) -> bool:
+        return f"{host}:{port}" in self.allowed
+
+
+@declare(
+    "allowlist-port-as-written",
+    "a url's port is compared as written: https://host/… does not match host:443, nor https://host:443/… host",
+    "PUSH-21",
+    run_with=HTTPS_ALLOW_LIST,
+)
+class AllowlistPortAsWritten(Destinations):
+    def allows(self, url: str) -> bool:
+        try:
+            parts = urlsplit(url)
+            written = parts.port
+        except ValueError:
+            return False
+        if written is None:
+            return super().allows(url) and parts.hostname in self.allowed
+        return super().allows(url) and f"{parts.hostname}:{written}" in self.allowed
+
+
 @declare("allowlist-resolves-host", "the allowlist is checked against the resolved address", "PUSH-11")
 class AllowlistResolvesHost(Destinations):
     """Compares the resolved address, so any spelling passes; connects to it, as anti-rebinding code does."""

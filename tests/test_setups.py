@@ -1,0 +1,96 @@
+"""Setups are data, like faults and allowed variations: the reference agent in each setup a Runtime comes in passes
+every check the setup reaches, and each setup shows a bug the default setup lets pass (a mutant that lives in the
+default and dies in it). A failed check of a correct agent here is a wrong verdict of the kit."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from nylorun_a2a_kit.fixtures.mutation.engine import SETUP_RUNS
+from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
+from nylorun_a2a_kit.fixtures.target import setups
+from nylorun_a2a_kit.reference_agent.mutants import check_mutants
+from tests.suite_runs import run_suites
+
+# Each setup, a mutant of the reference agent that only it shows, and the requirements whose checks show it: they
+# let the mutant live in the default setup and fail it in this one (or the kit refuses the target, exit 4).
+SHOWN_ONLY_IN = {
+    "single-agent": ("source/gate.Gate.agent_id/number-1", ("CARD-01",)),  # every Agent read as the second one
+    "case-twins": ("source/queue.MessageQueue.find/sql-equality-nocase-1", ("QUEUE-02",)),  # an Agent's case twin
+    "prefix-twins": ("source/queue.MessageQueue.find/sql-equality-prefix-1", ("QUEUE-02",)),  # ... an id it begins
+    "several-subjects": ("source/store.Store.changed_after/augmented-assignment-1", ("FEED-01",)),  # one subject's
+    "push-off": ("source/push.not_supported/string-1", ("PUSH-03",)),  # the refusal without push names no A2A error
+    "https-allow-list": ("source/push.Destinations.allows/number-2", ("PUSH-21",)),  # https://host/… as port 444
+    "restarted": ("source/store.Store.__init__/string-16", ("SEND-01", "TASK-01", "LIST-01")),  # a kept database
+    "hidden-scenarios": ("source/card.agent_card/assignment-3", ("CARD-01",)),  # a card without skills
+    "older-database": ("source/push.PushConfigs.__init__/keywords-1", ("PUSH-01",)),  # push tables not carried over
+}
+
+
+def _reached(setup: setups.Setup) -> list[str]:
+    areas = set(setup.reaches)
+    return sorted(r.id for r in load_requirements().values() if not areas or r.area in areas)
+
+
+def test_every_setup_says_what_it_changes_and_shows_a_bug_of_its_own():
+    default = setups.SETUPS["default"]
+    for name, one in setups.SETUPS.items():
+        changed = [f.name for f in fields(one) if f.name not in ("name", "description", "reaches")]
+        changed = [field for field in changed if getattr(one, field) != getattr(default, field)]
+        assert one.description and (changed or name == "default"), name
+    assert set(SHOWN_ONLY_IN) == set(setups.SETUPS) - {"default"}
+    check_mutants([mutant for mutant, _ in SHOWN_ONLY_IN.values()])
+    judged_in = {name for combo in SETUP_RUNS for name in combo}
+    assert judged_in == set(setups.SETUPS), "the mutation engine judges a survivor in every setup"
+
+
+def test_setups_combine_unless_they_change_the_same_thing():
+    both = setups.combined(("case-twins", "restarted"))
+    assert (both.agents, both.restart_every) == (("support", "Support"), 7)
+    assert both.name == "case-twins+restarted"
+    with pytest.raises(ValueError, match="both change agents"):
+        setups.combined(("case-twins", "prefix-twins"))
+    with pytest.raises(ValueError, match="unknown setup"):
+        setups.combined(("twins",))
+    assert setups.combined(()) == setups.SETUPS["default"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(setups.SETUPS) - {"default"}))
+def test_the_reference_agent_passes_every_check_in_each_setup(tmp_path, name: str):
+    setup = setups.SETUPS[name]
+    verdicts = run_suites(
+        tmp_path,
+        f"--a2a-reference-setup={name}",
+        f"--a2a-req={','.join(_reached(setup))}",
+        "--a2a-strict-should=yes",
+        "--a2a-property-profile=quick",
+        lean=True,
+        timeout_s=1200,
+    )
+    failed = verdicts.with_outcome("failed") + verdicts.with_outcome("error")
+    assert not failed, f"wrong verdicts in the setup {name}: {failed}\n{verdicts.summary()}"
+    assert verdicts.returncode == 0 and verdicts.with_outcome("passed"), verdicts.summary()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SHOWN_ONLY_IN))
+def test_each_setup_shows_a_bug_the_default_lets_pass(tmp_path, name: str):
+    mutant, shown_by = SHOWN_ONLY_IN[name]
+    common = (
+        f"--a2a-reference-mutant={mutant}",
+        f"--a2a-req={','.join(shown_by)}",
+        "--a2a-strict-should=yes",
+        "--a2a-property-profile=quick",
+    )
+    default = run_suites(tmp_path / "default", *common, lean=True)
+    # It lives there: its checks pass, or cannot see it there and say so (not applicable, not checked).
+    assert default.returncode == 0 and default.outcomes, (
+        f"{mutant} was to live in the default setup: {default.summary()}"
+    )
+    shown = run_suites(tmp_path / name, *common, f"--a2a-reference-setup={name}", lean=True)
+    # Killed as the mutation engine kills: a check failed, or the kit refused the target it could not check (exit 4).
+    killed = shown.with_outcome("failed") or shown.with_outcome("error") or shown.returncode == 4
+    assert killed, f"{mutant} lives in the setup {name}: {shown.summary()}"
