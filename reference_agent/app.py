@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -170,7 +171,8 @@ def restarting(every: int) -> Callable[..., Any]:
             if state["requests"] % every == 0:
                 state["restarting"] = True
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait_for(lambda: state["in_flight"] == 0), RESTART_DRAIN_S)
+                    async with asyncio.timeout(RESTART_DRAIN_S):
+                        await changed.wait_for(lambda: state["in_flight"] == 0)
                 try:
                     if state["in_flight"] == 0:
                         await request.app[RESTART](request.app)
@@ -219,6 +221,9 @@ def build_app(config: AgentConfig) -> web.Application:
     async def restart(app: web.Application) -> None:
         await stop_turns(app)
         await close_store(app)
+        if config.restart_script:
+            with contextlib.closing(sqlite3.connect(config.db_path)) as db:
+                db.executescript(config.restart_script)
         await start(app)
 
     app[RESTART] = restart

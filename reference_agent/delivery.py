@@ -176,8 +176,11 @@ class Sender:
                     self._lanes[lane] = asyncio.get_running_loop().create_task(self._drain(lane))
             upcoming = self.db.execute("SELECT MIN(next_at) FROM push_outbox WHERE state='pending'").fetchone()[0]
             wait = 1.0 if upcoming is None else max(0.001, min(1.0, upcoming - time.time()))
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for loses a cancel that comes as the wake does, and
+            # a stop would then wait on this loop for ever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait)
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
 
     async def _drain(self, lane: int) -> None:
         try:

@@ -159,7 +159,8 @@ class Engine:
                 return task
             event = self._changed.setdefault(task_id, asyncio.Event())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), remaining)
+                async with asyncio.timeout(remaining):  # not wait_for, which may lose a cancel (Sender._run)
+                    await event.wait()
 
     # -- methods
 

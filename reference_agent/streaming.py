@@ -115,7 +115,8 @@ class Streaming:
             return
         while True:
             try:
-                event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                async with asyncio.timeout(KEEPALIVE_S):  # not wait_for, which may lose a cancel (Sender._run)
+                    event = await queue.get()
             except TimeoutError:
                 yield None
                 continue
