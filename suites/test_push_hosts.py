@@ -146,13 +146,17 @@ def test_an_allowed_destination_is_accepted(a2a_pushing: Target, a2a_client: A2A
     if not urls:
         not_checked("every allowed destination given names a port of its own: no default port to write or leave out")
     task = drivers.settle(a2a_client, drivers.run(a2a_client, "ask"))
-    a2a_cancel_at_end(a2a_client, task["id"])
     for url in urls:
         made = drivers.create_push_config(a2a_client, task["id"], url)
         if made.is_error:
+            a2a_cancel_at_end(a2a_client, task["id"])  # no config of the user's destination is on it
             made.fail(f"{url} names a destination the allow-list names ({spelt}): a config naming it is accepted")
         config_id = made.result.get("id")
-        listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-        a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+        try:
+            listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+        finally:  # deleted before anything else can happen to the task; it is canceled only once none is left
+            a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
         if config_id not in [c.get("id") for c in listed.result.get("configs") or []]:
+            a2a_cancel_at_end(a2a_client, task["id"])
             listed.fail(f"the config naming {url} was accepted: the task lists it")
+    a2a_cancel_at_end(a2a_client, task["id"])

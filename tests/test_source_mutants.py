@@ -97,3 +97,32 @@ def test_a_fixed_sample_keeps_its_verdicts(tmp_path_factory):
     }
     got = {name: "killed" if v.killed else v.outcome for name, v in verdicts.items()}
     assert got == SAMPLE, {name: (v.outcome, v.by[:1]) for name, v in verdicts.items()}
+
+
+def test_every_class_says_where_and_how_a_reviewer_sees_it_and_holds_for_the_code_it_was_written_of():
+    """survivors.toml: each class names the setup it shows (or was judged) in and the requests that show it (or why
+    none can), and its digest is its mutant's code now: an edited function re-opens what was written of it."""
+    from nylorun_a2a_kit.fixtures.target import setups
+
+    stale = source.stale_survivors()
+    assert not stale, f"read these again (their code changed or is gone): {stale}"
+    for name, known in source._survivors().items():
+        assert known["class"] in ("equivalent", "unobservable"), name
+        assert known.get("shows") and known.get("reason"), f"{name}: no shows or no reason"
+        unknown = [one for one in known.get("setup", "").split("+") if one not in setups.SETUPS]
+        assert known.get("setup") and not unknown, f"{name}: setup {known.get('setup')!r} names no setup"
+        assert known["class"] != "equivalent" or known.get("read"), f"{name}: an equivalent one names the rules read"
+
+
+def test_an_edited_function_reopens_its_classes(monkeypatch):
+    name = next(iter(source._survivors()))
+    place = source.place(name)
+    assert source.catalog()[name].equivalent or source.catalog()[name].unobservable
+    monkeypatch.setitem(source._survivors(), name, {**source._survivors()[name], "digest": "0" * 16})
+    source._of_module.cache_clear()
+    try:
+        reopened = {m.name: m for m in source._of_module(place.module)}[name]
+        assert not (reopened.equivalent or reopened.unobservable)
+        assert name in source.stale_survivors()
+    finally:
+        source._of_module.cache_clear()

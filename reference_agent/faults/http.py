@@ -313,3 +313,23 @@ def file_token_told_apart(config: Any) -> Callable[..., Any]:
         return response
 
     return middleware
+
+
+@declare("file-token-case-blind", "a file URL's token is matched whatever its letter case", "FILE-07")
+def file_token_case_blind(config: Any) -> Callable[..., Any]:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        response = await handler(request)
+        if request.match_info.route.name != FILE_ROUTE or response.status != 404:
+            return response
+        found = (
+            serving(request.app)
+            .engine.store.db.execute(
+                "SELECT data FROM files WHERE agent_id=? AND task_id=? AND path=? AND token=? COLLATE NOCASE",
+                tuple(request.match_info[name] for name in ("agent_id", "task_id", "name", "token")),
+            )
+            .fetchone()
+        )
+        return web.Response(body=bytes(found["data"]), content_type="application/octet-stream") if found else response
+
+    return middleware
