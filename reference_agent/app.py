@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
-import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -15,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from nylorun_a2a_kit.reference_agent import extensions, faults, mutants
+from nylorun_a2a_kit.reference_agent import extensions, faults, layouts, mutants
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.card import agent_card
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
@@ -150,44 +148,35 @@ async def handle_file(request: web.Request) -> web.StreamResponse:
     return web.Response(body=data, content_type="application/octet-stream")
 
 
-# How long a restart waits for the requests in flight to be answered before it lets them be and tries again later
-# (a request may wait on another one in flight: a blocking SendMessage on the CancelTask that ends its task).
-RESTART_DRAIN_S = 0.5
 RESTART: web.AppKey[Callable[[web.Application], Awaitable[None]]] = web.AppKey("restart")
 
 
 def restarting(every: int) -> Callable[..., Any]:
     """A middleware that restarts everything below the HTTP edge (the turns, the sender, the store) on the kept
-    database before every ``every``-th request, once no request is in flight: what a Runtime keeps across a restart
-    is what its database holds (a test setup; the gate's rate limits stay)."""
-    state = {"requests": 0, "in_flight": 0, "restarting": False}
-    changed = asyncio.Condition()
+    database once ``every`` requests came since the last restart, at the first request that finds none in flight
+    (none waits for another): what a Runtime keeps across a restart is what its database holds (a test setup; the
+    gate's rate limits stay). A restart that fails leaves the agent answering every request 503, saying why."""
+    state: dict[str, Any] = {"since": 0, "in_flight": 0, "broken": None}
+    restart = asyncio.Lock()  # held while the agent restarts: a request that comes then waits for it
 
     @web.middleware
     async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-        async with changed:
-            await changed.wait_for(lambda: not state["restarting"])
-            state["requests"] += 1
-            if state["requests"] % every == 0:
-                state["restarting"] = True
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(RESTART_DRAIN_S):
-                        await changed.wait_for(lambda: state["in_flight"] == 0)
+        async with restart:
+            state["since"] += 1
+            if state["broken"] is None and state["since"] >= every and state["in_flight"] == 0:
+                state["since"] = 0
                 try:
-                    if state["in_flight"] == 0:
-                        await request.app[RESTART](request.app)
-                    else:
-                        state["requests"] -= 1  # the next request tries again
-                finally:
-                    state["restarting"] = False
-                    changed.notify_all()
+                    await request.app[RESTART](request.app)
+                except Exception as exc:
+                    log.exception("the agent could not restart on its database")
+                    state["broken"] = f"{type(exc).__name__}: {exc}"
+            if state["broken"] is not None:
+                return refuse(503, "RESTART_FAILED", f"The agent could not restart on its database: {state['broken']}")
             state["in_flight"] += 1
         try:
             return await handler(request)
         finally:
-            async with changed:
-                state["in_flight"] -= 1
-                changed.notify_all()
+            state["in_flight"] -= 1
 
     return middleware
 
@@ -221,9 +210,8 @@ def build_app(config: AgentConfig) -> web.Application:
     async def restart(app: web.Application) -> None:
         await stop_turns(app)
         await close_store(app)
-        if config.restart_script:
-            with contextlib.closing(sqlite3.connect(config.db_path)) as db:
-                db.executescript(config.restart_script)
+        if config.older_layout_at_restart:
+            layouts.bring_back(config.db_path)
         await start(app)
 
     app[RESTART] = restart

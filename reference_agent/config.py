@@ -39,10 +39,10 @@ class AgentConfig:
     # Every delay of the retry schedule is multiplied by this (1.0 = real time; 0.0001 runs 24 h in 8.6 s).
     push_time_scale: float = 1.0
     push_attempt_timeout_s: float = 10.0
-    # A test setup: restart the turns, the sender and the store on the kept database before every n-th request,
-    # running this SQL on the database first (a database brought back to an older layout, which the start carries over).
+    # A test setup: restart the turns, the sender and the store on the kept database every n requests, bringing the
+    # database back to an older layout first when asked (reference_agent/layouts.py), which the start carries over.
     restart_every: int = 0
-    restart_script: str | None = None
+    older_layout_at_restart: bool = False
 
     @property
     def push_enabled(self) -> bool:

@@ -37,6 +37,7 @@ TOKEN_HEADER = "X-A2A-Notification-Token"
 SCHEDULE_S = (0, 5, 300, 1800, 7200, 18000, 36000, 50400)  # after the first attempt, then each retry
 WINDOW_S = 24 * 3600
 GONE = 410
+STOP_GRACE_S = 1.0  # how long a stop lets the attempts in flight be answered
 
 
 class RetryPolicy:
@@ -120,6 +121,7 @@ class Sender:
         self.webhooks = seams.make(Webhooks, config.push_secret)
         self._wake = asyncio.Event()
         self._lanes: dict[int, asyncio.Task] = {}
+        self._stopping = False
         self._main: asyncio.Task | None = None
         self._session: aiohttp.ClientSession | None = None
 
@@ -155,7 +157,15 @@ class Sender:
         self._main = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
-        tasks = [t for t in (self._main, *self._lanes.values()) if t is not None]
+        """Stop delivering: the attempts in flight get a moment to be answered (one cut off is made again after a
+        restart, a delivery more than needed), then whatever is left is canceled."""
+        self._stopping = True
+        if self._main is not None:
+            self._main.cancel()
+        lanes = list(self._lanes.values())
+        if lanes:
+            await asyncio.wait(lanes, timeout=min(STOP_GRACE_S, self.config.push_attempt_timeout_s))
+        tasks = [t for t in (self._main, *lanes) if t is not None]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -190,7 +200,7 @@ class Sender:
                     "ORDER BY next_at, seq LIMIT 1",
                     (lane, time.time()),
                 ).fetchone()
-                if row is None:
+                if row is None or self._stopping:
                     return
                 await self._attempt(row)
         finally:

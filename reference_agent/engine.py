@@ -187,7 +187,9 @@ class Engine:
             known = self.conversations.retried(caller, message)
             continued = None if known else self.conversations.continued(message)
             if known:
-                task = self.owned(caller, known, "send")
+                task = self.access.sent_to(caller, message["messageId"], known)
+                if task is None or not self.access.allows(caller, task, "send"):
+                    raise self.access.not_found(known, task, "send")
             elif continued:
                 task = self._continue(caller, message, continued)
             else:

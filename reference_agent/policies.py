@@ -42,6 +42,15 @@ class Access(Policy):
                 task = self.store.get(queued.taken_by) if queued.taken_by else queued.as_task()
         return task
 
+    def sent_to(self, caller: Caller, message_id: str, task_id: str) -> TaskRecord | None:
+        """The task a message the caller sent before went to: a message queued under its own id is found in the
+        queue first, since the caller may hold a task of that id too."""
+        if task_id == message_id:
+            queued = self.queue.find(caller.agent_id, caller.subject, message_id)
+            if queued is not None:
+                return self.store.get(queued.taken_by) if queued.taken_by else queued.as_task()
+        return self.find(caller, task_id)
+
     def allows(self, caller: Caller, task: TaskRecord, action: Action) -> bool:
         """Only on the caller's own tasks: its Agent's and its subject's."""
         return task.agent_id == caller.agent_id and task.subject == caller.subject

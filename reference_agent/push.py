@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -141,7 +142,12 @@ class PushConfigs:
         self.db, self.destinations = db, destinations
         if self._columns("push_configs") and "key" not in self._columns("push_configs"):
             configs = SCHEMA[: SCHEMA.index(";") + 1]
-            db.executescript(f"BEGIN IMMEDIATE;{MIGRATE_UNOWNED.format(configs=configs)}COMMIT;")
+            try:
+                db.executescript(f"BEGIN IMMEDIATE;{MIGRATE_UNOWNED.format(configs=configs)}COMMIT;")
+            except sqlite3.Error:
+                if db.in_transaction:  # all of it or none: the older tables stay as they were
+                    db.execute("ROLLBACK")
+                raise
         db.executescript(SCHEMA)
 
     def _columns(self, table: str) -> set[str]:

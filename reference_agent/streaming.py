@@ -104,7 +104,8 @@ class Streaming:
     def open(self, task: TaskRecord, method: str, render: Render, *, ends: bool = False) -> Stream:
         """A stream of ``task`` from now on, beginning with the task as it stands; ``ends``: that alone."""
         queue: asyncio.Queue = asyncio.Queue()
-        self._open.setdefault(task.id, []).append(queue)
+        if not ends:  # a stream that ends with the task as it stands (a queued message's) hears of no later event
+            self._open.setdefault(task.id, []).append(queue)
         return Stream(self._events(task, method, render, queue, ends), lambda: self.closed(task.id, queue))
 
     async def _events(

@@ -300,8 +300,10 @@ def test_the_same_queued_message_id_of_two_callers_holds_two_callers_configs(
             )
     for caller in (first, second):
         caller.client.cancel(caller.running["id"]).ok()
-    for caller in (first, second):
-        push_checks.until_pushed(caller.endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
+    for caller in (first, second):  # the queued id leads to the turn that took it (QUEUE-02): its window is watched
+        push_checks.until_pushed(
+            caller.endpoint, "TASK_STATE_COMPLETED", a2a_pushing, client=caller.client, task_id=caller.queued["id"]
+        )
     for caller, other in ((first, second), (second, first)):  # all that came by then, both turns having ended
         takers = set()
         for delivery in list(caller.endpoint.deliveries):

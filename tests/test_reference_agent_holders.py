@@ -12,6 +12,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.scenarios import drivers, queueing
+from nylorun_a2a_kit.reference_agent import layouts
 from nylorun_a2a_kit.reference_agent.config import AgentConfig, parse_key
 from nylorun_a2a_kit.reference_agent.engine import Caller, Engine
 from nylorun_a2a_kit.reference_agent.store import Store
@@ -99,16 +100,7 @@ def test_a_queued_message_named_as_one_of_its_callers_tasks_leaves_that_tasks_co
 
 
 # The push tables as the agent wrote them before configs were keyed by their holder's Agent and subject.
-UNOWNED = """
-CREATE TABLE push_configs (
-  task_id TEXT NOT NULL, id TEXT NOT NULL, agent_id TEXT NOT NULL, subject TEXT NOT NULL, url TEXT NOT NULL,
-  token TEXT, authentication TEXT, extensions TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (task_id, id)
-);
-CREATE TABLE push_outbox (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, config_id TEXT NOT NULL, webhook_id TEXT NOT NULL,
-  body BLOB NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, first_at REAL, next_at REAL NOT NULL, state TEXT NOT NULL
-);
-"""
+UNOWNED = layouts.OLDER[layouts.OLDER.index("CREATE TABLE push_configs") :]
 
 
 def test_a_database_from_before_holders_is_carried_over(tmp_path: Path):

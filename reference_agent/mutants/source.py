@@ -73,8 +73,9 @@ REPLACED_FAULTS = {
     "source/store.Store.session_turns/sql-order-reversed-1": ("feed-session-newest-first", ("FEED-06",)),
     "source/push.PushConfigs.get/sql-where-dropped-6": ("get-after-delete-found", ("PUSH-01",)),
 }
-# What runs before the agent's source mutants are in place (it puts them there): not mutated.
-STARTS_THE_AGENT = {"app": ("start_site", "serve_in_thread", "RunningAgent.")}
+# What runs before the agent's source mutants are in place (it puts them there), and what only a test setup runs
+# (the restarts of fixtures/target/setups.py: no Runtime ships them): not mutated.
+STARTS_THE_AGENT = {"app": ("start_site", "serve_in_thread", "RunningAgent.", "restarting")}
 
 
 class NotApplicable(ValueError):
