@@ -147,6 +147,11 @@ def test_each_turn_is_its_own_task(a2a_client: A2AClient):
 RESUMERS = {"question": "a2a_client", "approval": "a2a_v1_client", "connection": "a2a_v2_client"}
 
 
+# What the scenario contract's answered turn says in its artifacts (docs/scenario-contract.md): the question's
+# answer (drivers.resume answers "blue"), or that the approved or connected action ran.
+ANSWERED_TURN_SAYS = {"question": "blue", "approval": "approved action ran", "connection": "connected action ran"}
+
+
 @pytest.mark.req("TASK-03")
 @pytest.mark.parametrize(
     "kind", [pytest.param(kind, marks=pytest.mark.scenario(drivers.PAUSES[kind][0])) for kind in RESUMERS]
@@ -162,6 +167,13 @@ def test_interrupted_task_continues_on_the_same_id(request: pytest.FixtureReques
     final = drivers.settle(client, exchange.task)
     if drivers.state(final) != "TASK_STATE_COMPLETED":
         client.get_task(task["id"]).fail(f"the task answered on its {kind} should complete under the same id")
+    # The answer reached the turn it continued: the scenario contract has its last artifact say so.
+    said = " ".join(p.get("text", "") for a in final.get("artifacts") or [] for p in a.get("parts") or [])
+    if ANSWERED_TURN_SAYS[kind] not in said:
+        client.get_task(task["id"]).fail(
+            f"the turn answered on its {kind} must go on with the answer: its artifacts must say "
+            f"{ANSWERED_TURN_SAYS[kind]!r} (docs/scenario-contract.md)"
+        )
     listed = client.list_tasks(contextId=task["contextId"])
     if [t["id"] for t in listed.result["tasks"]] != [task["id"]]:
         listed.fail(f"answering a {kind} must start no new task in the conversation")
