@@ -98,9 +98,14 @@ def test_url_file_parts_can_be_fetched(a2a_v2_client: A2AClient):
         _bytes_of(a2a_v2_client, {"url": url})
 
 
+# A url part the Agent cannot fetch (a closed loopback port) before the kit's, or none.
+UNFETCHABLE = "http://127.0.0.1:9/kit-no-such-file"
+
+
 @pytest.mark.req("FILE-04")
 @pytest.mark.scenario("inspect")
-def test_url_part_in_a_message_is_read(a2a_target: Target, a2a_v2_client: A2AClient):
+@pytest.mark.parametrize("before", ["nothing", "a url part the Agent cannot fetch"])
+def test_url_part_in_a_message_is_read(a2a_target: Target, a2a_v2_client: A2AClient, before: str):
     if urlsplit(a2a_target.url).hostname not in ("127.0.0.1", "localhost", "::1"):
         not_checked(
             "the kit serves the input file on loopback, which a remote target cannot reach",
@@ -111,7 +116,8 @@ def test_url_part_in_a_message_is_read(a2a_target: Target, a2a_v2_client: A2ACli
     try:
         url = server.add(data, "input.bin")
         part = {"url": url, "filename": "input.bin", "mediaType": "application/octet-stream"}
-        task = drivers.settle(a2a_v2_client, a2a_v2_client.send(drivers.scenario("inspect"), part).task)
+        parts = [{**part, "url": UNFETCHABLE}, part] if before != "nothing" else [part]
+        task = drivers.settle(a2a_v2_client, a2a_v2_client.send(drivers.scenario("inspect"), *parts).task)
     finally:
         server.close()
     reports = [p["data"] for a in task.get("artifacts") or [] for p in a.get("parts", []) if "data" in p]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
-from nylorun_a2a_kit.fixtures.requirements import axes
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.target import Target
 
 APPROVED_ACTION = "approved action ran"
 
@@ -56,6 +57,36 @@ def test_core_text_reply_does_not_approve(a2a_client: A2AClient, a2a_cancel_at_e
 @pytest.mark.scenario("connect")
 def test_core_caller_gets_a_connection_as_a_text_question(a2a_client: A2AClient):
     drivers.cancel_quietly(a2a_client, _text_question(a2a_client, "connect")["id"])
+
+
+# Each interaction kind, the client that sees it typed, and the tier the kind belongs to.
+TYPED = {"approval": ("a2a_v1_client", "profile-v1"), "question": ("a2a_v1_client", "profile-v1")}
+TYPED["connection"] = ("a2a_v2_client", "profile-v2")
+
+
+@pytest.mark.req("TIER-07")
+@pytest.mark.parametrize(
+    "kind", [pytest.param(kind, marks=pytest.mark.scenario(drivers.PAUSES[kind][0])) for kind in TYPED]
+)
+def test_a_core_callers_text_question_carries_the_prompt(
+    request: pytest.FixtureRequest, a2a_client: A2AClient, a2a_target: Target, kind: str
+):
+    client_name, tier = TYPED[kind]
+    if not a2a_target.claims(tier):
+        not_applicable(f"a {kind} interaction is a {tier} rule, and the target claims less")
+    typed: A2AClient = request.getfixturevalue(client_name)
+    task = drivers.paused_on(typed, kind)
+    drivers.cancel_quietly(typed, task["id"])
+    prompt = ((drivers.open_interaction(task) or {}).get("prompt") or "").strip()
+    if not prompt:
+        not_checked(f"the {kind} interaction carries no prompt to compare with (its prompt is optional)")
+    core = _text_question(a2a_client, drivers.PAUSES[kind][0])
+    drivers.cancel_quietly(a2a_client, core["id"])
+    text = " ".join(p.get("text", "") for p in (core["status"].get("message") or {}).get("parts", []))
+    if prompt not in text:
+        a2a_client.get_task(core["id"]).fail(
+            f"a Core caller's text question should carry the {kind}'s prompt {prompt!r}, as a typed caller gets it"
+        )
 
 
 @pytest.mark.req("TIER-04")

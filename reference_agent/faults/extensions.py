@@ -30,6 +30,24 @@ class CoreGetsPlan(Disclosure):
         return super().shown(activated) | {PROGRESS, TELEMETRY}
 
 
+@declare(
+    "core-question-generic",
+    "a caller that activated no extension gets a paused turn's question as a generic text, not its prompt",
+    "TIER-07",
+)
+class CoreQuestionGeneric(Disclosure):
+    def visible(self, method: str, result: Any, active: frozenset[str]) -> Any:
+        shown = super().visible(method, result, active)
+        task = (shown.get("task") if method == "SendMessage" else shown) if isinstance(shown, dict) else None
+        message = ((task or {}).get("status") or {}).get("message") if not active else None
+        if isinstance(message, dict) and task["status"].get("state") in (
+            "TASK_STATE_INPUT_REQUIRED",
+            "TASK_STATE_AUTH_REQUIRED",
+        ):
+            task["status"] = {**task["status"], "message": {**message, "parts": [{"text": "Please answer."}]}}
+        return shown
+
+
 # -- status messages
 
 
