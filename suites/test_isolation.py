@@ -51,6 +51,30 @@ def test_list_shows_only_own_subject(a2a_client: A2AClient, a2a_other_client: A2
         everything.fail("another subject's task was listed")
 
 
+# A subject of the check's own and its twin: one it begins, or one differing from it only in letter case.
+TWINS = {"a subject it begins": lambda subject: subject + "-2", "its case twin": str.swapcase}
+
+
+@pytest.mark.req("ISO-02")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("twin", TWINS)
+def test_total_size_counts_the_callers_subject_alone(a2a_client: A2AClient, twin: str):
+    """totalSize of a fresh subject's listing, with no filter and with a status filter, is its own tasks' count,
+    however many its twin holds (made first and after)."""
+    mine = a2a_client.with_(subject=f"{a2a_client.subject}-{new_id('own')}")
+    theirs = a2a_client.with_(subject=TWINS[twin](mine.subject))
+    first = theirs.send(drivers.scenario("complete"))
+    if first.is_error or first.status in (401, 403):
+        not_checked("the key does not act for a subject of the run's own", needs=drivers.SUBJECT_OF_ITS_OWN)
+    drivers.settle(theirs, first.task)
+    own = drivers.settle(mine, drivers.run(mine, "complete"))
+    drivers.settle(theirs, drivers.run(theirs, "complete"))
+    for params in ({}, {"status": drivers.state(own)}):
+        listed = mine.list_tasks(pageSize=100, **params)
+        if listed.result.get("totalSize") != 1 or [t["id"] for t in listed.result["tasks"]] != [own["id"]]:
+            listed.fail(f"{mine.subject} holds one task; {twin} {theirs.subject} holds two, which it must not count")
+
+
 @pytest.mark.req("ISO-03")
 def test_list_shows_only_this_agent(a2a_target: Target, a2a_client: A2AClient, owned_task):
     if not a2a_target.other_agent_url:

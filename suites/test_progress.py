@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -84,6 +85,9 @@ def test_terminal_update_carries_the_plan(a2a_v2_client: A2AClient):
         got.fail("a plan rides on every status update from its first, the terminal one included, at most 20 steps")
 
 
+WATCHES = 16  # at most: the plan's four steps, watched twice a step, and as long again
+
+
 @pytest.mark.req("PROG-01")
 @pytest.mark.scenario("plan")
 def test_every_pushed_update_carries_the_plan(
@@ -94,7 +98,13 @@ def test_every_pushed_update_carries_the_plan(
         "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": f"scenario plan 4 {STEP_MS}"}]},
         "configuration": {"taskPushNotificationConfig": drivers.push_config(endpoint.url), "returnImmediately": True},
     }
-    a2a_v2_client.call("SendMessage", params).ok()
+    task = a2a_v2_client.call("SendMessage", params).result["task"]
+    # Watched while it runs, as a client shows a plan: a GetTask every half step, to the end (a Runtime restarted
+    # meanwhile resumes the turn, and what it pushes after the restart is judged with the rest).
+    for _ in range(WATCHES):
+        if drivers.state(a2a_v2_client.get_task(task["id"]).task) in drivers.TERMINAL:
+            break
+        time.sleep(STEP_MS / 2000)
     delivered = push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing)
     firsts = {d.webhook_id: d.json["statusUpdate"] for d in delivered if "statusUpdate" in (d.json or {})}
     updates = sorted(firsts.values(), key=lambda update: update["status"].get("timestamp", ""))

@@ -29,6 +29,9 @@ def _spellings(receiver: PushReceiver, path: str) -> dict[str, str]:
         "decimal-address": f"http://2130706433:{port}{path}",
         "hex-address": f"http://0x7f000001:{port}{path}",
         "userinfo": f"http://127.0.0.1:{port}@127.0.0.2:{port}{path}",
+        # The canary's port spelt as no URL parser of the standard library reads it, yet an HTTP client may.
+        "port-with-a-sign": f"http://127.0.0.1:+{receiver.canary_port}{path}",
+        "port-in-wide-digits": f"http://127.0.0.1:{_wide(receiver.canary_port)}{path}",
     }
     if receiver.other_loopback:
         found["other-loopback-address"] = f"http://127.0.0.2:{port}{path}"
@@ -37,8 +40,15 @@ def _spellings(receiver: PushReceiver, path: str) -> dict[str, str]:
     return found
 
 
+def _wide(number: int) -> str:
+    """``number`` in full-width digits (U+FF10 to U+FF19)."""
+    return "".join(chr(0xFF10 + int(digit)) for digit in str(number))
+
+
 SPELLINGS = [
     "other-port",
+    "port-with-a-sign",
+    "port-in-wide-digits",
     "localhost",
     "decimal-address",
     "hex-address",

@@ -11,6 +11,7 @@ from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
+PLAN_STEPS = 20  # a status change every twentieth of the turn
 # A scenario far longer than any check waits, so a task that answers early can only be the wait limit.
 LONG_MS = 120_000
 
@@ -24,6 +25,29 @@ def test_blocking_send_answers_once_the_task_settled(a2a_client: A2AClient, a2a_
     drivers.cancel_quietly(a2a_client, task["id"])
     if drivers.state(task) not in drivers.SETTLED and waited_ms < a2a_target.wait_ms:
         exchange.fail(f"a blocking SendMessage answered {drivers.state(task)}, before the task ended or paused")
+
+
+@pytest.mark.req("SEND-01")
+@pytest.mark.scenario("plan")
+def test_blocking_send_waits_for_a_turn_that_ends_near_the_limit(a2a_client: A2AClient, a2a_target: Target):
+    """A turn of four fifths of a2aWaitMs, changing all along (a plan of twenty steps): the blocking answer waits for
+    its end, or for the limit, never less (an answer in the limit's last tenth is the limit's, as SEND-02 reads
+    it)."""
+    if a2a_target.wait_ms > a2a_target.max_blocking_check_ms:
+        not_checked(
+            f"a2aWaitMs is {a2a_target.wait_ms} ms, above --a2a-max-blocking-check-ms",
+            needs="the Runtime's a2aWaitMs at most --a2a-max-blocking-check-ms, given as --a2a-wait-ms",
+        )
+    turn_ms = a2a_target.wait_ms * 4 // 5
+    started = time.monotonic()
+    exchange = a2a_client.send(drivers.scenario("plan", f"{PLAN_STEPS} {turn_ms // PLAN_STEPS}"))
+    waited_ms = (time.monotonic() - started) * 1000
+    drivers.cancel_quietly(a2a_client, exchange.task["id"])
+    if drivers.state(exchange.task) not in drivers.SETTLED and waited_ms < a2a_target.wait_ms * 0.9:
+        exchange.fail(
+            f"a blocking SendMessage on a turn of {turn_ms} ms answered {drivers.state(exchange.task)} after "
+            f"{waited_ms:.0f} ms, before the turn ended and before a2aWaitMs ({a2a_target.wait_ms} ms)"
+        )
 
 
 @pytest.mark.req("SEND-01")
