@@ -86,7 +86,7 @@ def test_list_shows_only_this_agent(a2a_target: Target, a2a_client: A2AClient, o
 
 
 # Who holds the busy conversation first: each subject in turn, or the same subject on another Agent of the Runtime.
-BUSY_FIRST = [*ORDERS, "the same subject on another Agent"]
+BUSY_FIRST = [*ORDERS, "the same subject on another Agent", "the same subject, the other Agent sending"]
 
 
 @pytest.mark.req("ISO-04")
@@ -101,8 +101,10 @@ def test_same_context_id_is_a_separate_conversation_per_subject(
         first, second = _subjects(a2a_client, a2a_other_client, order)
     elif not a2a_target.other_agent_url:
         not_checked("no second Agent given", needs="--a2a-other-agent-url: a second Agent on the same Runtime and key")
-    else:
+    elif order == "the same subject on another Agent":
         first, second = a2a_client.with_(url=a2a_target.other_agent_url), a2a_client
+    else:
+        first, second = a2a_client, a2a_client.with_(url=a2a_target.other_agent_url)
     context = drivers.new_context()
     running = first.send(drivers.scenario("slow", 120_000), context_id=context, return_immediately=True).task
     a2a_cancel_at_end(first, running["id"])
