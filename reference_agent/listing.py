@@ -110,9 +110,15 @@ class Paging:
 
 
 def _normalise_timestamp(value: str) -> str:
-    """A filter time in the stored form, rounded up to the millisecond so the filter is never wider."""
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    """A filter time in the stored form, rounded up to the millisecond so the filter is never wider: a fraction
+    finer than a microsecond (ProtoJSON allows nine digits) counts as a microsecond more, not as none."""
+    whole, dot, rest = value.partition(".")
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    finer = dot and digits > 6 and rest[6:digits].strip("0") != ""
+    moment = datetime.fromisoformat((whole + dot + rest[: min(digits, 6)] + rest[digits:]).replace("Z", "+00:00"))
     moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if finer:
+        moment += timedelta(microseconds=1)
     if moment.microsecond % 1000:
         moment += timedelta(microseconds=1000 - moment.microsecond % 1000)
     return format_timestamp(moment)

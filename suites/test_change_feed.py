@@ -179,8 +179,10 @@ def test_limit_caps_pages_and_has_more_tells_the_truth(feed: Feed, a2a_client: A
     seen = [(t.get("a2a") or {}).get("taskId") for t in page["turns"] + rest]
     if not set(made) <= set(seen):
         pytest.fail(f"walking the pages of limit 2 ({reader}) with hasMore reaches every turn made after the cursor")
-    for bad in ("0", "501", "lots"):
+    for bad in ("0", "501", "lots", "1.5", "1e2", "-1"):
         exchange = feed.get(limit=bad, subject=subject)
+        if exchange.status is None or exchange.status >= 500:
+            exchange.fail(f"limit {bad} must be refused (a 4xx) or clamped to 1..500, not a server failure")
         if exchange.status == 200 and len(exchange.json.get("turns", [])) > 500:
             exchange.fail(f"limit {bad} must be refused or clamped to 1..500")
     _, default = feed.page(subject=subject)
@@ -216,17 +218,23 @@ SHARING: dict[str, Sharing] = {
     "the kit's subject, the other's beside": lambda kit, other: (kit, [other]),
     "the other subject, the kit's beside": lambda kit, other: (other, [kit]),
 }
+OTHER_AGENT = "the kit's subject, beside it on the other Agent"  # a session is its Agent's too
 
 
 @pytest.mark.req("FEED-06", "FEED-07")
 @pytest.mark.scenario("complete")
-@pytest.mark.parametrize("sharing", SHARING)
+@pytest.mark.parametrize("sharing", [*SHARING, OTHER_AGENT])
 def test_session_lists_its_turns_oldest_first(
-    feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient, sharing: str
+    feed: Feed, a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_target: Target, sharing: str
 ):
     """The session is read by its own subject (Nylorun-Subject); another subject's turns in the same contextId,
-    one after each of the reader's, belong to another session."""
-    reader, others = SHARING[sharing](a2a_client, a2a_other_client)
+    one after each of the reader's, belong to another session, and so do the reader's own on another Agent."""
+    if sharing == OTHER_AGENT:
+        if not a2a_target.other_agent_url:
+            not_checked("no second Agent given", needs="--a2a-other-agent-url: a second Agent on the same key")
+        reader, others = a2a_client, [a2a_client.with_(url=a2a_target.other_agent_url)]
+    else:
+        reader, others = SHARING[sharing](a2a_client, a2a_other_client)
     cursor, context = feed.tail(), drivers.new_context()
     made, theirs = [], []
     for _ in range(3):  # each of the reader's turns, then the others' in the same contextId

@@ -276,6 +276,29 @@ def test_status_timestamp_after_with_any_fraction(a2a_client: A2AClient, digits:
 
 @pytest.mark.req("LIST-03")
 @pytest.mark.scenario("complete")
+def test_status_timestamp_after_all_but_a_nanosecond_past_the_task_leaves_it_out(a2a_client: A2AClient):
+    """A cut past the task's shown status time by all but a nanosecond of the shown time's last digit, written in
+    nine digits: whatever finer time the Agent keeps, the task's is before the cut (a shown time is the kept one cut
+    short, or rounded), so the task is listed no more: the Agent reads the whole cut, however fine."""
+    task = drivers.run(a2a_client, "complete")
+    shown = (task.get("status") or {}).get("timestamp") or ""
+    if not _when(task):
+        not_checked("the task carries no status timestamp, so the filter's cut cannot be placed")
+    digits = len(shown.rstrip("Z").partition(".")[2].split("+")[0])
+    if digits >= 9:
+        not_checked(f"the task's status time {shown} is in nanoseconds: no cut is finer")
+    unit_ns = 10 ** (9 - digits)
+    nanos = _when(task).microsecond * 1000 // unit_ns * unit_ns + unit_ns - 1  # within the second, in nanoseconds
+    if nanos >= 10**9:
+        not_checked(f"the task's status time {shown} is at a second's last {digits}-digit step")
+    cut = _when(task).strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
+    exchange = a2a_client.list_tasks(contextId=task["contextId"], statusTimestampAfter=cut)
+    if exchange.is_error or task["id"] in _ids(exchange):
+        exchange.fail(f"statusTimestampAfter {cut} is after the task's time {shown}: the task is not listed")
+
+
+@pytest.mark.req("LIST-03")
+@pytest.mark.scenario("complete")
 @pytest.mark.scenario("slow")
 @pytest.mark.parametrize("spelling", axes.members("LIST-03", "spellings"))
 def test_status_timestamp_after_in_whole_seconds(a2a_client: A2AClient, spelling: str):

@@ -109,6 +109,19 @@ def test_all_kinds_in_one_message(a2a_client: A2AClient):
         a2a_client.get_task(task["id"]).fail(f"the four parts must come back unchanged and in order: {wrong}")
 
 
+@pytest.mark.req("PART-01")
+@pytest.mark.parametrize("kind", [k for k in PARTS if k != "text"])
+def test_a_message_of_one_part_of_each_kind_is_accepted(a2a_client: A2AClient, kind: str):
+    """A message whose only part is not text (no scenario word to read): answered, with a task or a message, not
+    refused or failed."""
+    exchange = a2a_client.send(PARTS[kind], return_immediately=True)
+    if exchange.is_error:
+        exchange.fail(f"a message of one {kind} part must be accepted, got {exchange.answer_line()}")
+    task = exchange.result.get("task")
+    if task:
+        drivers.cancel_quietly(a2a_client, task["id"])
+
+
 @pytest.mark.req("PART-02")
 @pytest.mark.scenario("complete")
 def test_agent_answers_every_part_kind(a2a_client: A2AClient):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import time
 
 import pytest
@@ -539,3 +540,42 @@ def test_delete_is_idempotent_and_stops_deliveries(
     later = endpoint.quiet_for(_quiet_s(a2a_pushing), after=len(settled))
     if len(later) > len(settled):
         pytest.fail(f"{len(later) - len(settled)} deliveries reached a deleted config's url")
+
+
+@pytest.mark.req("PUSH-05")
+@pytest.mark.scenario("plan", "complete")
+def test_another_callers_slow_webhook_holds_up_none_of_ours(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_other_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    """Another subject's task pushes more events to a webhook that answers slowly than that webhook can take in a
+    24-hour retry window: the kit's own task, ended meanwhile, is still pushed within its window (deliveries to one
+    config wait on that config alone)."""
+    window = push_checks.watched_window(a2a_pushing)
+    if window is None:
+        not_checked(
+            "the 24-hour retry window is too long to watch on the target's clock", needs=push_checks.RETRY_NEEDS
+        )
+    slow = a2a_push_receiver.endpoint(then="slow")
+    steps = math.ceil(window / a2a_pushing.settings.push_slow_s) + 2
+    theirs = {
+        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": f"scenario plan {steps} 0"}]},
+        "configuration": {"taskPushNotificationConfig": drivers.push_config(slow.url), "returnImmediately": True},
+    }
+    a2a_other_client.call("SendMessage", theirs).ok()
+    slow.wait_for(lambda ds: len(ds) >= 1, a2a_pushing.push.wait_s)  # their first attempt is held by now
+    ours = a2a_push_receiver.endpoint()
+    mine = {
+        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": drivers.scenario("complete")}]},
+        "configuration": {"taskPushNotificationConfig": drivers.push_config(ours.url)},
+    }
+    task = drivers.task_of(a2a_client.call("SendMessage", mine))
+    shown_at = time.monotonic()  # the blocking answer showed the task ended: its window runs from then at the latest
+    if drivers.state(task) != "TASK_STATE_COMPLETED":
+        not_checked(f"the complete scenario's blocking answer was {drivers.state(task)}, not its end")
+    done = lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds)  # noqa: E731 - the wait's condition
+    arrived = ours.wait_for(done, max(0.0, push_checks.window_ends(shown_at, window) - time.monotonic()))
+    if not done(arrived):
+        pytest.fail(
+            f"the kit's task ended, yet no delivery showed it within its 24-hour retry window ({window:.1f} s on the "
+            f"target's clock) while another subject's webhook answered slowly: {len(arrived)} deliveries arrived"
+        )
