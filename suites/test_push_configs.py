@@ -127,6 +127,11 @@ def test_a_write_to_one_config_leaves_every_other_as_it_was(
     answered = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": second["id"], "id": kept})
     if answered.is_error or answered.result.get("id") != kept:
         answered.fail(f"config {kept} of the other task must still be served once the first task's {gone} is deleted")
+    # The deleted id is the beginning of a config the task still has: a config read by less than its whole id is
+    # that other one, and a Get of the deleted id must find nothing.
+    again = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": first["id"], "id": gone})
+    if not again.is_error:
+        again.fail(f"config {gone} of task {first['id']} was deleted: Get answers not found, not another config")
 
 
 @pytest.mark.req("PUSH-01")
