@@ -203,8 +203,14 @@ SOURCE_KILLERS = {
     "source/queue.MessageQueue.waiting/sql-where-dropped-3": ("QUEUE-05",),  # ... another context's
     "source/queue.MessageQueue.waiting/sql-equality-nocase-3": ("QUEUE-05",),  # ... its case twin's
     "source/queue.MessageQueue.waiting/sql-equality-prefix-3": ("QUEUE-05",),  # ... one it begins
-    "source/queue.MessageQueue.find/sql-where-dropped-1": ("QUEUE-02",),  # a queued messageId of another Agent
-    "source/queue.MessageQueue.find/sql-where-dropped-2": ("QUEUE-02",),  # ... of another subject
+    "source/queue.MessageQueue.find/sql-where-dropped-1": ("QUEUE-02", "ISO-05"),  # a queued messageId of another Agent
+    "source/queue.MessageQueue.find/sql-where-dropped-2": ("QUEUE-02", "ISO-06"),  # ... of another subject
+    "source/policies.Access.allows/swap-op-1": ("ISO-05",),  # a task of the caller's subject on another Agent
+    "source/queue.MessageQueue.waiting/sql-where-dropped-1": ("ISO-04",),  # a turn's end takes another Agent's queue
+    "source/store.Store.active_in_context/sql-where-dropped-1": ("ISO-04",),  # ... is busy with its turn
+    "source/policies.Continuation.check_state/arg-removal-9": ("QUEUE-06",),  # a busy refusal naming no task
+    "source/scenarios.parse/swap-op-3": ("PART-01",),  # a message without a text part refused
+    "source/push.Destinations.allows/name-1": ("PUSH-11",),  # a URL whose port no parser reads is allowed
     "source/push.PushConfigs.move/sql-write-keyed-by-less-1": ("PUSH-01",),  # a take moves others' configs
     "source/delivery.Sender._attempt/sql-write-keyed-by-less-3": ("PUSH-12",),  # one give-up ends all retries
     "source/rpc.Dispatcher._dispatch/arg-removal-36": ("ERR-03",),  # params omitted

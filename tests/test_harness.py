@@ -278,6 +278,8 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path, tm
         f"127.0.0.1:{port}",
         "--push-allow",
         f"127.0.0.1:{closed}",
+        "--push-allow",
+        "127.0.0.1:80",  # named in configs on paused tasks, never sent to (PUSH-20, PUSH-21)
         "--push-time-scale",
         "0.0001",
         "--push-attempt-timeout-s",
@@ -299,6 +301,7 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path, tm
             "--a2a-push-slow-s=1.5",
             f"--a2a-push-closed-listen=127.0.0.1:{closed}",
             f"--a2a-push-refused-listen=127.0.0.1:{refused}",
+            "--a2a-push-allowed-url=http://127.0.0.1:80/kit-allowed",
         )
     assert remote.outcomes, remote.output[-3000:]
     remote_host_checks = [t for t in remote.outcomes if "test_push_hosts" in t and "spelling" not in t]

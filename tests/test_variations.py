@@ -19,6 +19,9 @@ from tests.suite_runs import run_suites
 pytestmark = pytest.mark.slow
 
 VARIATIONS = {name: one for name, one in mutants.catalog().items() if one.axis == "allowed"}
+# Proven in the run under all of them only: late answers slow every check and change nothing the kit reads, so alone
+# they would show nothing the run under all of them does not (a whole run of the suites at its pace, four minutes).
+IN_THE_RUN_OF_ALL_ONLY = {"allowed/answer/late"}
 
 
 def _passed(tmp_path, names: tuple[str, ...], read: set[str]) -> None:
@@ -37,12 +40,12 @@ def _passed(tmp_path, names: tuple[str, ...], read: set[str]) -> None:
 
 
 def test_every_variation_names_the_rule_that_allows_it():
-    assert len(VARIATIONS) >= 7
+    assert len(VARIATIONS) >= 7 and set(VARIATIONS) >= IN_THE_RUN_OF_ALL_ONLY
     for name, one in VARIATIONS.items():
         assert one.equivalent and one.read and not one.breaks, name
 
 
-@pytest.mark.parametrize("name", sorted(VARIATIONS))
+@pytest.mark.parametrize("name", sorted(set(VARIATIONS) - IN_THE_RUN_OF_ALL_ONLY))
 def test_a_variation_alone_is_passed(tmp_path, name: str):
     _passed(tmp_path, (name,), set(VARIATIONS[name].read))
 

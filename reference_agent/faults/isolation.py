@@ -1,5 +1,6 @@
 """Faults of isolation: a task another subject owns told apart from one that does not exist, by one method; another
-Agent's task taken for the caller's; a queued message's configs shared by whoever chose its id."""
+Agent's task taken for the caller's; a queued message's configs shared, or the message itself served, to whoever
+names its id."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from nylorun_a2a_kit.reference_agent.errors import RpcError, task_not_found
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.policies import Access, Action
 from nylorun_a2a_kit.reference_agent.push import Config, PushConfigs
+from nylorun_a2a_kit.reference_agent.queue import Queued
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord, from_row
 
 
@@ -85,3 +87,26 @@ class QueuedConfigsShared(PushConfigs):
             (task.id, *args),
         )
         return [from_row(Config, row) for row in rows]
+
+
+@declare(
+    "queued-found-by-id-alone",
+    "a queued message is found by its messageId alone and served to whoever names it: another subject or Agent "
+    "that names the id reads it, cancels it, continues it and reads or writes its configs",
+    "ISO-05",
+    "ISO-06",
+)
+class QueuedFoundByIdAlone(Access):
+    """The queue looked up by the client's messageId without its owner, and a queued message taken as the caller's."""
+
+    def find(self, caller: Caller, task_id: str) -> TaskRecord | None:
+        task = super().find(caller, task_id)
+        if task is not None:
+            return task
+        row = self.queue.db.execute(
+            "SELECT * FROM queued WHERE message_id=? AND taken_by IS NULL ORDER BY position DESC", (task_id,)
+        ).fetchone()
+        return from_row(Queued, row).as_task() if row else None
+
+    def allows(self, caller: Caller, task: TaskRecord, action: Action) -> bool:
+        return bool(task.scenario.get("queued")) or super().allows(caller, task, action)
