@@ -30,7 +30,7 @@ USAGE_ERROR = 4
 # one that waits out a timeout per check left (hundreds of checks, each TIMEOUT_S: many minutes). They are wide,
 # since a busy runner starts and ends processes slowly; they are no speed goal.
 STARTUP_S = 45  # two workers starting, and the checks that ran before the target went silent
-FROZEN_AFTER_S = 10  # into the gate's run, the target's process is stopped
+CHECKED_BEFORE_FREEZE = 20  # checks the gate's run has judged when the target's process is stopped
 SLACK_S = 45  # the workers' in-flight checks ending, and the gate writing what it publishes
 TIMEOUT_S = 3
 # A run of two workers against an agent_process started with kit-key, which then stops answering.
@@ -381,18 +381,29 @@ def test_a_frozen_target_stops_the_gate_fast_in_one_line(tmp_path):
         ]
         command = [*gate, "--", f"--target-url={base}/v1/a2a/agents/support", *AGAINST_A_STOPPING_TARGET]
         environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
-        running = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment
-        )
+        running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment)
+        read: list[bytes] = []
+        checking = threading.Event()
+
+        def reader() -> None:  # the gate's output as it comes: the target freezes once checks are being judged
+            while chunk := os.read(running.stdout.fileno(), 4096):
+                read.append(chunk)
+                if b"".join(read).partition(b" items]")[2].count(b".") >= CHECKED_BEFORE_FREEZE:
+                    checking.set()
+
+        reading = threading.Thread(target=reader, daemon=True)
+        reading.start()
         try:
-            time.sleep(FROZEN_AFTER_S)
+            assert checking.wait(timeout=240), b"".join(read).decode(errors="replace")[:3000]
             os.kill(pid, signal.SIGSTOP)
             frozen_at = time.monotonic()
-            output, _ = running.communicate(timeout=300)
+            running.wait(timeout=300)
             took = time.monotonic() - frozen_at
+            reading.join(timeout=30)
         finally:
             os.kill(pid, signal.SIGCONT)
             running.kill()
+        output = b"".join(read).decode(errors="replace")
     assert running.returncode == USAGE_ERROR, output[-3000:]
     assert took < TIMEOUT_S + silence.PROBE_S + SLACK_S, f"the gate took {took:.0f} s to see the target frozen"
     stopped = [line for line in output.splitlines() if "stopped answering at" in line and "checks not run" in line]
