@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id, redaction
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, json_strings, new_id, redaction
 from nylorun_a2a_kit.fixtures.push import PushReceiver
 from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition, drivers, methods, push_checks, queueing
@@ -141,23 +141,11 @@ def _cases() -> list:
 SOUGHT_INSIDE = 12
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def shows_none_of(exchange: Exchange, held: Held, what: str) -> None:
     """The answer names nothing of what the owner holds that the caller did not send."""
     body = (exchange.response_body or b"").decode("utf-8", "replace")
     try:
-        texts = list(_strings(json.loads(body)))
+        texts = list(json_strings(json.loads(body)))
     except ValueError:
         texts = [body]
     shown = [

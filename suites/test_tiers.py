@@ -60,8 +60,11 @@ def test_core_caller_gets_a_connection_as_a_text_question(a2a_client: A2AClient)
 
 
 # Each interaction kind, the client that sees it typed, and the tier the kind belongs to.
-TYPED = {"approval": ("a2a_v1_client", "profile-v1"), "question": ("a2a_v1_client", "profile-v1")}
-TYPED["connection"] = ("a2a_v2_client", "profile-v2")
+TYPED = {
+    "approval": ("a2a_v1_client", "profile-v1"),
+    "question": ("a2a_v1_client", "profile-v1"),
+    "connection": ("a2a_v2_client", "profile-v2"),
+}
 
 
 @pytest.mark.req("TIER-07")

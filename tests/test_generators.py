@@ -12,6 +12,7 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
 from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.fixtures.client import json_strings
 from nylorun_a2a_kit.schemas import strategies
 
 METHOD_REFS = [f"methods/{path.stem}.json#/$defs/params" for path in sorted((schemas.ROOT / "methods").glob("*.json"))]
@@ -30,22 +31,10 @@ def _short(ref: str) -> str:
     return ref.removeprefix("methods/").removesuffix(".json#/$defs/params")
 
 
-def _strings(value: Any):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, member in value.items():
-            yield key
-            yield from _strings(member)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def _foreign_urls(value: Any) -> list[str]:
     """Every string with a scheme and a host that is not an address in 127.0.0.0/8."""
     found = []
-    for text in _strings(value):
+    for text in json_strings(value):
         try:
             parts = urlsplit(text.strip())
             host = parts.hostname

@@ -301,35 +301,23 @@ def file_url_unfetchable(request: web.Request, response: web.StreamResponse) -> 
     "a file URL whose token is wrong answers 403 where the task exists: the refusal tells the task exists",
     "FILE-06",
 )
-def file_token_told_apart(config: Any) -> Callable[..., Any]:
-    @web.middleware
-    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-        response = await handler(request)
-        if request.match_info.route.name != FILE_ROUTE or response.status != 404:
-            return response
-        task = serving(request.app).engine.store.get(request.match_info["task_id"])
-        if task is not None and task.agent_id == request.match_info["agent_id"]:
-            return refuse(403, "FILE_TOKEN_INVALID", "The file's token is not valid.")
-        return response
-
-    return middleware
+@wire.served(FILE_ROUTE, status=404)
+def file_token_told_apart(request: web.Request, response: web.StreamResponse) -> web.Response | None:
+    task = serving(request.app).engine.store.get(request.match_info["task_id"])
+    if task is not None and task.agent_id == request.match_info["agent_id"]:
+        return refuse(403, "FILE_TOKEN_INVALID", "The file's token is not valid.")
+    return None
 
 
 @declare("file-token-case-blind", "a file URL's token is matched whatever its letter case", "FILE-07")
-def file_token_case_blind(config: Any) -> Callable[..., Any]:
-    @web.middleware
-    async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
-        response = await handler(request)
-        if request.match_info.route.name != FILE_ROUTE or response.status != 404:
-            return response
-        found = (
-            serving(request.app)
-            .engine.store.db.execute(
-                "SELECT data FROM files WHERE agent_id=? AND task_id=? AND path=? AND token=? COLLATE NOCASE",
-                tuple(request.match_info[name] for name in ("agent_id", "task_id", "name", "token")),
-            )
-            .fetchone()
+@wire.served(FILE_ROUTE, status=404)
+def file_token_case_blind(request: web.Request, response: web.StreamResponse) -> web.Response | None:
+    found = (
+        serving(request.app)
+        .engine.store.db.execute(
+            "SELECT data FROM files WHERE agent_id=? AND task_id=? AND path=? AND token=? COLLATE NOCASE",
+            tuple(request.match_info[name] for name in ("agent_id", "task_id", "name", "token")),
         )
-        return web.Response(body=bytes(found["data"]), content_type="application/octet-stream") if found else response
-
-    return middleware
+        .fetchone()
+    )
+    return web.Response(body=bytes(found["data"]), content_type="application/octet-stream") if found else None

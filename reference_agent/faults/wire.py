@@ -91,15 +91,18 @@ class Call:
         self.answer["error"] = error.to_json()
 
 
-def _after(routes: Iterable[str], rewrite: Callable[..., Awaitable[web.StreamResponse | None]]) -> MiddlewareFactory:
-    """A middleware factory: the agent answers, then ``rewrite(request, response, config)`` may replace it."""
+def _after(
+    routes: Iterable[str], rewrite: Callable[..., Awaitable[web.StreamResponse | None]], status: int = 200
+) -> MiddlewareFactory:
+    """A middleware factory: the agent answers ``status``, then ``rewrite(request, response, config)`` may replace
+    it."""
     names = frozenset(routes)
 
     def factory(config: AgentConfig) -> Callable[..., Any]:
         @web.middleware
         async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
             response = await handler(request)
-            if request.match_info.route.name not in names or response.status != 200:
+            if request.match_info.route.name not in names or response.status != status:
                 return response
             return await rewrite(request, response, config) or response
 
@@ -160,14 +163,15 @@ def feed_pages(rewrite: Callable[[dict[str, Any]], None]) -> MiddlewareFactory:
     return documents((TURNS_ROUTE,), lambda page, _request, _config: rewrite(page))
 
 
-def served(*routes: str):
-    """Rewrite each HTTP response on ``routes``: ``rewrite(request, response)`` changes it, or returns another."""
+def served(*routes: str, status: int = 200):
+    """Rewrite each HTTP response of ``status`` on ``routes``: ``rewrite(request, response)`` changes it, or returns
+    another."""
 
     def decorate(rewrite: Callable[[web.Request, web.Response], web.StreamResponse | None]) -> MiddlewareFactory:
         async def rewritten(request: web.Request, response: web.Response, _config: AgentConfig):
             return rewrite(request, response)
 
-        return _after(routes, rewritten)
+        return _after(routes, rewritten, status)
 
     return decorate
 
