@@ -119,6 +119,22 @@ def test_history_is_returned_when_asked(a2a_client: A2AClient, answered: Answere
         exchange.fail("history holds messages of the user and the agent")
 
 
+@pytest.mark.req("TASK-15")
+@pytest.mark.scenario("ask")
+def test_every_history_message_says_who_sent_it(a2a_client: A2AClient, answered: Answered):
+    exchange = a2a_client.get_task(answered.task["id"], history_length=drivers.HISTORY_ALL)
+    history = exchange.task.get("history") or []
+    wrong = [
+        (m.get("messageId"), m.get("role"))
+        for m in history
+        if m.get("role") != ("ROLE_USER" if m.get("messageId") in answered.sent else "ROLE_AGENT")
+    ]
+    if wrong or not history:
+        exchange.fail(
+            f"the kit sent {answered.sent} (ROLE_USER); every other message is the Agent's (ROLE_AGENT): got {wrong}"
+        )
+
+
 @pytest.mark.req("TASK-11")
 def test_negative_history_length_is_refused_or_gives_no_history(a2a_client: A2AClient, a2a_target: Target):
     # On a task that exists: for a made-up id, TaskNotFoundError would be as right an answer (ERR-06).

@@ -218,3 +218,36 @@ class TotalIgnoresStatusFilter(Paging):
 class WrongTotalSize(Paging):
     def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
         return len(page)
+
+
+class _LaterPages(Rendering):
+    """Knows whether the ListTasks page being rendered was asked for with a pageToken (a second page or later):
+    ``lists_artifacts`` runs before the page's tasks are rendered, in the same call."""
+
+    later_page = False
+
+    def lists_artifacts(self, params: dict[str, Any]) -> bool:
+        self.later_page = bool(params.get("pageToken"))
+        return super().lists_artifacts(params)
+
+
+@declare(
+    "list-later-pages-history-ignored",
+    "ListTasks pages read with a pageToken carry each task's whole history whatever historyLength says",
+    "LIST-11",
+)
+class ListLaterPagesHistoryIgnored(_LaterPages):
+    def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
+        whole = method == "ListTasks" and self.later_page and asked is not None
+        return super().history_length(method, task, len(task.history) if whole else asked)
+
+
+@declare(
+    "list-later-pages-artifacts-dropped",
+    "ListTasks with includeArtifacts true carries no artifacts on the pages read with a pageToken",
+    "LIST-10",
+)
+class ListLaterPagesArtifactsDropped(_LaterPages):
+    def lists_artifacts(self, params: dict[str, Any]) -> bool:
+        wanted = super().lists_artifacts(params)
+        return wanted and not self.later_page

@@ -357,3 +357,16 @@ class CancelTwiceOk(Cancelling):
 def cancel_unknown_wrong_code(call: wire.Call) -> None:
     if call.method == "CancelTask" and call.reason == "TASK_NOT_FOUND":
         call.answer_error(RpcError("TaskNotCancelableError", "Not cancelable", reason="TASK_NOT_CANCELABLE"))
+
+
+@declare(
+    "agent-history-as-user",
+    "every history message the Agent wrote is answered as ROLE_USER, on every method that shows history",
+    "TASK-15",
+)
+@wire.answers
+def agent_history_as_user(call: wire.Call) -> None:
+    for task in call.tasks():
+        for message in task.get("history") or []:
+            if isinstance(message, dict) and message.get("role") == "ROLE_AGENT":
+                message["role"] = "ROLE_USER"
