@@ -282,6 +282,55 @@ def test_history_length_holds_beside_include_artifacts(a2a_client: A2AClient, ta
             exchange.fail(f"includeArtifacts beside historyLength: task {task['id']} must carry its artifacts {held}")
 
 
+# -- every option on every page: a walk in pages of 1 carries each task as one page of 100 does
+
+# An option, the requirement that makes it hold on the pages after the first, and the combine member naming the pair
+# (a new option is covered by adding it here and to its requirement's combines).
+PAGED_OPTIONS = {
+    "pageToken+historyLength": ("LIST-11", {"historyLength": 1}),
+    "pageToken+includeArtifacts": ("LIST-10", {"includeArtifacts": True}),
+}
+
+
+def _as_listed(task: dict) -> tuple:
+    """What of a listed task the options shape: its status, its history's messages, its artifacts."""
+    return (
+        task["id"],
+        drivers.state(task),
+        [m.get("messageId") for m in task.get("history") or []],
+        [a.get("artifactId") for a in task.get("artifacts") or []],
+    )
+
+
+@pytest.mark.parametrize(
+    ("combined", "requirement", "options"),
+    [
+        pytest.param(name, requirement, options, id=name, marks=[pytest.mark.req(requirement), *param.marks])
+        for name, (requirement, options) in PAGED_OPTIONS.items()
+        for param in axes.member(requirement, "combines", name)
+    ],
+)
+def test_every_option_holds_on_every_page(
+    a2a_client: A2AClient, tasks: Tasks, combined: str, requirement: str, options: dict
+):
+    """The ended conversation walked in pages of 1 (every page but the first asked with a pageToken) lists each task
+    as one page of 100 does with the same options: an option is the list's, not its first page's."""
+    whole = a2a_client.list_tasks(contextId=tasks.ended, pageSize=100, **options)
+    listed, pages = _walk(a2a_client, 1, contextId=tasks.ended, **options)
+    paged = {task["id"]: _as_listed(task) for task in listed}  # by id: tasks changed at one time come in any order
+    one_page = {task["id"]: _as_listed(task) for task in whole.result["tasks"]}
+    differ = [
+        f"{paged.get(i)} in pages of 1, {one_page.get(i)} on one page"
+        for i in one_page | paged
+        if paged.get(i) != one_page.get(i)
+    ]
+    if differ or len(listed) != len(paged):
+        pages[-1].fail(
+            f"with {options}, the pages after the first carry the tasks otherwise than one page does "
+            f"((id, state, history's messageIds, artifactIds)): {differ or 'a task listed twice'}"
+        )
+
+
 # -- LIST-10: includeArtifacts true, false, absent
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
-from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
 
@@ -133,6 +133,28 @@ def test_every_history_message_says_who_sent_it(a2a_client: A2AClient, answered:
         exchange.fail(
             f"the kit sent {answered.sent} (ROLE_USER); every other message is the Agent's (ROLE_AGENT): got {wrong}"
         )
+
+
+@pytest.mark.req("TASK-16")
+@pytest.mark.scenario("slow")
+def test_a_status_time_never_goes_back(a2a_client: A2AClient):
+    """A task read while it works, then once it ended, on every method that shows it: no read shows a status time
+    earlier than one read before it (the kit's model judges each answer; this check reads the task on each)."""
+    task = a2a_client.send(drivers.scenario("slow", 600), return_immediately=True).task
+    working = drivers.wait_for(a2a_client, task["id"], ["TASK_STATE_WORKING"])
+    ended = drivers.settle(a2a_client, working)
+    reads = [
+        a2a_client.get_task(task["id"]),
+        a2a_client.list_tasks(contextId=task["contextId"]),
+    ]
+    times = [drivers.status_time(t) for t in (task, working, ended)]
+    times += [drivers.status_time(reads[0].task)]
+    times += [drivers.status_time(t) for t in reads[1].result["tasks"] if t["id"] == task["id"]]
+    known = [t for t in times if t is not None]
+    if not known:
+        not_checked("the task carries no status timestamp")
+    if known != sorted(known):
+        reads[-1].fail(f"the task's status times, read one after another: {[t.isoformat() for t in known]}")
 
 
 @pytest.mark.req("TASK-11")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +34,18 @@ declare("context-filter-ignored", "ListTasks ignores the contextId filter", "LIS
 declare("timestamp-filter-ignored", "ListTasks ignores statusTimestampAfter", "LIST-03")(
     _filter_ignoring("status_after")
 )
+
+
+@declare("timestamp-offset-read-as-utc", "statusTimestampAfter written with an offset is read as UTC", "LIST-13")
+class TimestampOffsetReadAsUtc(Reading):
+    """Takes a cut written with an offset (the schema refuses one) by dropping the offset: its clock time is read
+    as if it were Z."""
+
+    def params(self, name: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        after = raw.get("statusTimestampAfter") if name == "ListTasks" and isinstance(raw, dict) else None
+        if isinstance(after, str) and re.search(r"[+-]\d\d:\d\d$", after):
+            raw = {**raw, "statusTimestampAfter": after[:-6] + "Z"}
+        return super().params(name, raw)
 
 
 @declare("status-filter-interrupted-lumped", "status AUTH_REQUIRED also lists INPUT_REQUIRED tasks", "LIST-02")
@@ -218,36 +231,3 @@ class TotalIgnoresStatusFilter(Paging):
 class WrongTotalSize(Paging):
     def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
         return len(page)
-
-
-class _LaterPages(Rendering):
-    """Knows whether the ListTasks page being rendered was asked for with a pageToken (a second page or later):
-    ``lists_artifacts`` runs before the page's tasks are rendered, in the same call."""
-
-    later_page = False
-
-    def lists_artifacts(self, params: dict[str, Any]) -> bool:
-        self.later_page = bool(params.get("pageToken"))
-        return super().lists_artifacts(params)
-
-
-@declare(
-    "list-later-pages-history-ignored",
-    "ListTasks pages read with a pageToken carry each task's whole history whatever historyLength says",
-    "LIST-11",
-)
-class ListLaterPagesHistoryIgnored(_LaterPages):
-    def history_length(self, method: str, task: TaskRecord, asked: int | None) -> int | None:
-        whole = method == "ListTasks" and self.later_page and asked is not None
-        return super().history_length(method, task, len(task.history) if whole else asked)
-
-
-@declare(
-    "list-later-pages-artifacts-dropped",
-    "ListTasks with includeArtifacts true carries no artifacts on the pages read with a pageToken",
-    "LIST-10",
-)
-class ListLaterPagesArtifactsDropped(_LaterPages):
-    def lists_artifacts(self, params: dict[str, Any]) -> bool:
-        wanted = super().lists_artifacts(params)
-        return wanted and not self.later_page

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from nylorun_a2a_kit.reference_agent import extensions, scenarios
@@ -370,3 +371,19 @@ def agent_history_as_user(call: wire.Call) -> None:
         for message in task.get("history") or []:
             if isinstance(message, dict) and message.get("role") == "ROLE_AGENT":
                 message["role"] = "ROLE_USER"
+
+
+@declare(
+    "get-task-status-time-early",
+    "GetTask shows each task's status time two seconds before the one recorded (a replica behind the primary)",
+    "TASK-16",
+)
+@wire.answers
+def get_task_status_time_early(call: wire.Call) -> None:
+    if call.method != "GetTask":
+        return
+    for task in call.tasks():
+        status = task.get("status") or {}
+        if isinstance(status.get("timestamp"), str):
+            moment = datetime.fromisoformat(status["timestamp"].replace("Z", "+00:00")) - timedelta(seconds=2)
+            status["timestamp"] = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

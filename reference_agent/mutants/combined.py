@@ -186,6 +186,14 @@ BUILDERS: dict[str, tuple[str, Any]] = {
         "ListTasks' later pages (with a pageToken) ignore the status filter",
         _when("ListTasks", _has("pageToken", "status"), _pop("status")),
     ),
+    "pageToken+includeArtifacts": (
+        "ListTasks' later pages (with a pageToken) carry no artifacts although includeArtifacts is true",
+        _when("ListTasks", _has("pageToken", "includeArtifacts"), _pop("includeArtifacts")),
+    ),
+    "pageToken+historyLength": (
+        "ListTasks' later pages (with a pageToken) carry each task's whole history whatever historyLength says",
+        _when("ListTasks", _has("pageToken", "historyLength"), _set(EVERY_MESSAGE, "historyLength")),
+    ),
     "includeArtifacts+historyLength": (
         "ListTasks ignores historyLength when includeArtifacts is true: every message is listed",
         _when(
