@@ -11,15 +11,19 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.push import Endpoint, PushReceiver
+from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers, push_checks
 from nylorun_a2a_kit.fixtures.target import Target
 
 
-def _pushed_task(a2a_client: A2AClient, receiver: PushReceiver, **fields) -> tuple[dict, Endpoint]:
+def _pushed_task(
+    a2a_client: A2AClient, receiver: PushReceiver, message_id: str | None = None, **fields
+) -> tuple[dict, Endpoint]:
     """An ordinary message's task with a webhook config given inline, and the webhook's endpoint."""
     endpoint = push_checks.endpoint_for(receiver, **fields)
+    message_id = message_id or new_id("msg")
     params = {
-        "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "parts": [{"text": drivers.ORDINARY_TEXT}]},
+        "message": {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": drivers.ORDINARY_TEXT}]},
         "configuration": {"taskPushNotificationConfig": drivers.push_config(endpoint.url, **fields)},
     }
     task = drivers.settle(a2a_client, drivers.task_of(a2a_client.call("SendMessage", params), "nothing is pushed"))
@@ -63,3 +67,25 @@ def test_deliveries_of_an_ordinary_task_carry_the_authentication(
     task, endpoint = _pushed_task(a2a_client, a2a_push_receiver, scheme="Bearer", credentials=secret)
     judged = lambda ds: push_checks.check_authentication(ds, secret)  # noqa: E731 - what arrived, judged
     judged(_until_ended(endpoint, task, a2a_pushing, judge=judged))
+
+
+@pytest.mark.req("TASK-15")
+def test_every_pushed_message_says_who_sent_it(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    """The deliveries of an ordinary message's task: the kit's message comes ROLE_USER, every other the Agent's,
+    wherever a delivery carries one (a task's history and status, a status update's, a message)."""
+    sent = new_id("msg")
+    task, endpoint = _pushed_task(a2a_client, a2a_push_receiver, message_id=sent)
+    delivered = _until_ended(endpoint, task, a2a_pushing, a2a_client)
+    seen, wrong = 0, []
+    for delivery in delivered:
+        for message in push_checks.messages_of(delivery.json):
+            seen += 1
+            expected = "ROLE_USER" if message.get("messageId") == sent else "ROLE_AGENT"
+            if message.get("role") != expected:
+                wrong.append(f"{message.get('messageId')} in delivery {delivery.webhook_id}: {message.get('role')}")
+    if not seen:
+        not_checked("no delivery of the task carried a message")
+    if wrong:
+        pytest.fail(f"the kit sent {sent} (ROLE_USER), every other message is the Agent's (ROLE_AGENT): {wrong}")

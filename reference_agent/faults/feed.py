@@ -105,3 +105,10 @@ def feed_missing_a2a(page: FeedPage) -> None:
 def feed_ended_at_early(page: FeedPage) -> None:
     for turn in page["turns"]:
         turn["endedAt"] = turn["changedAt"]
+
+
+@declare("feed-changed-at-frozen", "a turn's changedAt stays at its first change (when it started)", "FEED-03")
+@wire.feed_pages
+def feed_changed_at_frozen(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["changedAt"] = turn["startedAt"]

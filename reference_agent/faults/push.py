@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import secrets
 import socket
@@ -105,6 +106,20 @@ class PushBodyBareTask(Webhooks):
         if update is None:
             return super().payload(event)
         return {"id": update["taskId"], "contextId": update["contextId"], "status": update["status"]}
+
+
+@declare("pushed-agent-message-as-user", "deliveries carry the Agent's messages as ROLE_USER", "TASK-15")
+class PushedAgentMessageAsUser(Webhooks):
+    def payload(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        body = copy.deepcopy(super().payload(event))
+        for payload in (body or {}).values():
+            if not isinstance(payload, dict):
+                continue
+            status = payload.get("status") if isinstance(payload.get("status"), dict) else {}
+            for message in [payload, status.get("message"), *(payload.get("history") or [])]:
+                if isinstance(message, dict) and message.get("role") == "ROLE_AGENT":
+                    message["role"] = "ROLE_USER"
+        return body
 
 
 def _state_of(body: dict[str, Any]) -> str:
