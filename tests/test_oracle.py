@@ -1,0 +1,234 @@
+"""The oracle's rules: each one finds what it is for on an answer built to break it, says nothing on every reading
+A2A allows (unknown members, finer times, history newest first, a lower history cap, tasks of another process), and
+fails under the reference agent's faults it names as its proof, in a run of the suites."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nylorun_a2a_kit.fixtures import oracle
+from nylorun_a2a_kit.fixtures.oracle import Answer, Model, rules
+from nylorun_a2a_kit.fixtures.requirements import catalog as requirements
+from nylorun_a2a_kit.reference_agent import mutants
+from tests.suite_runs import REPO, run_suites
+
+ME = ("http://127.0.0.1:1/a2a", "a2a:conformance")
+OTHER_SUBJECT = ("http://127.0.0.1:1/a2a", "a2a:other")
+OTHER_AGENT = ("http://127.0.0.1:1/other", "a2a:conformance")
+ENDED = {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-12-05T10:00:00.500Z"}
+
+
+def _message(message_id: str, role: str) -> dict:
+    return {"messageId": message_id, "role": role, "parts": [{"text": "x"}]}
+
+
+def _model_with_task(task_id: str = "t-1", sent: tuple[str, ...] = ("m-1",), caller=ME) -> Model:
+    model = Model()
+    for message_id in sent:
+        model.message_sent(caller, _message(message_id, "ROLE_USER"))
+        model.task_answered(caller, task_id, message_id)
+    return model
+
+
+def _task(history: list[dict] | None = None, status: dict | None = None, **more) -> dict:
+    task = {"id": "t-1", "contextId": "c-1", "status": status or ENDED, **more}
+    return task if history is None else {**task, "history": history}
+
+
+def _judged(model: Model, method: str, result, params: dict | None = None, caller=ME, sent_at: float = 10.0):
+    return [
+        (d.rule, d.requirement) for d in rules.judge(model, Answer(caller, method, params or {}, result, sent_at, 11.0))
+    ]
+
+
+# -- message-role
+
+
+def test_an_agent_message_answered_as_the_users_is_found_on_every_channel():
+    history = [_message("m-1", "ROLE_USER"), _message("a-1", "ROLE_USER")]
+    for method, result in [
+        ("GetTask", _task(history)),
+        ("ListTasks", {"tasks": [_task(history)], "nextPageToken": ""}),
+        ("SendMessage", {"task": _task(history)}),
+        ("SubscribeToTask", {"task": _task(history)}),
+        ("(push)", {"task": _task(history)}),
+    ]:
+        assert ("message-role", "TASK-15") in _judged(_model_with_task(), method, result), method
+
+
+def test_a_status_message_and_a_direct_answer_are_the_agents():
+    status = {**ENDED, "message": _message("a-2", "ROLE_USER")}
+    assert ("message-role", "TASK-15") in _judged(_model_with_task(), "GetTask", _task(status=status))
+    direct = {"message": _message("a-3", "ROLE_USER")}
+    assert ("message-role", "TASK-15") in _judged(_model_with_task(), "SendMessage", direct)
+
+
+def test_roles_left_open_are_not_judged():
+    model = _model_with_task()
+    model.message_sent(ME, {"messageId": 7, "role": "ROLE_USER"})  # an id not a string: read its own way
+    model.message_sent(ME, _message("m-odd", "ROLE_UNSPECIFIED"))
+    model.message_sent(ME, _message("m-twice", "ROLE_USER"))
+    model.message_sent(ME, _message("m-twice", "ROLE_AGENT"))
+    history = [_message("m-1", "ROLE_USER"), _message("7", "ROLE_USER"), _message("m-odd", "ROLE_USER")]
+    history += [_message("m-twice", "ROLE_USER"), _message("a-1", "ROLE_AGENT")]
+    assert _judged(model, "GetTask", _task(history, memberOfLater={"version": "1.1"})) == []  # unknown members
+    # a task another process made (its ids may be this one's too) or another caller's
+    assert _judged(Model(), "GetTask", _task([_message("m-1", "ROLE_AGENT")])) == []
+
+
+# -- history-length and history-order
+
+
+def test_a_history_longer_than_asked_is_found_on_each_method():
+    history = [_message("m-1", "ROLE_USER"), _message("a-1", "ROLE_AGENT")]
+    for method, params, result, requirement in [
+        ("GetTask", {"historyLength": 1}, _task(history), "TASK-09"),
+        ("GetTask", {"historyLength": 0}, _task(history), "TASK-07"),
+        ("SendMessage", {"configuration": {"historyLength": 1}}, {"task": _task(history)}, "SEND-12"),
+        ("ListTasks", {"historyLength": 1, "pageToken": "p2"}, {"tasks": [_task(history)]}, "LIST-11"),
+    ]:
+        assert ("history-length", requirement) in _judged(_model_with_task(), method, result, params), method
+
+
+def test_a_cut_keeps_the_recent_end_in_either_order():
+    model = _model_with_task(sent=("m-1", "m-2"))
+    whole = [_message(i, "ROLE_USER" if i.startswith("m") else "ROLE_AGENT") for i in ("m-1", "a-1", "m-2", "a-2")]
+    assert _judged(model, "GetTask", _task(whole), {"historyLength": 10}) == []  # learns the ended task's history
+    params = {"historyLength": 2}
+    assert _judged(model, "GetTask", _task(whole[-2:]), params) == []
+    assert _judged(model, "GetTask", _task(whole[-2:][::-1]), params) == []  # newest first: A2A fixes no order
+    assert _judged(model, "GetTask", _task(whole[-1:]), params) == []  # a lower cap than asked (the proto's MAY)
+    assert ("history-order", "TASK-09") in _judged(model, "GetTask", _task(whole[-3:-1]), params)  # off by one
+    assert ("history-order", "TASK-09") in _judged(model, "GetTask", _task(whole[:2]), params)  # the oldest two
+
+
+def test_the_kits_messages_out_of_the_order_they_were_sent_are_found():
+    model = _model_with_task(sent=("m-1", "m-2", "m-3"))
+    shuffled = [_message(i, "ROLE_USER") for i in ("m-2", "m-1", "m-3")]
+    running = {"state": "TASK_STATE_WORKING", "timestamp": "2026-12-05T10:00:00Z"}
+    assert ("history-order", "TASK-09") in _judged(model, "GetTask", _task(shuffled, running), {"historyLength": 5})
+
+
+# -- list-artifacts
+
+
+def test_artifacts_exactly_when_asked_on_every_page():
+    model = _model_with_task()
+    artifacts = [{"artifactId": "art-1", "parts": [{"text": "x"}]}]
+    assert _judged(model, "GetTask", _task(artifacts=artifacts)) == []  # what the kit saw of the ended task
+    page = {"tasks": [_task(artifacts=[])], "nextPageToken": ""}
+    assert ("list-artifacts", "LIST-10") in _judged(
+        model, "ListTasks", page, {"includeArtifacts": True, "pageToken": "p"}
+    )
+    page = {"tasks": [_task(artifacts=artifacts)], "nextPageToken": ""}
+    assert ("list-artifacts", "LIST-10") in _judged(model, "ListTasks", page, {})
+    assert _judged(model, "ListTasks", {"tasks": [_task(artifacts=[])]}, {"includeArtifacts": False}) == []
+
+
+# -- listed-after
+
+
+@pytest.mark.parametrize(
+    ("cut", "found"),
+    [
+        ("2026-12-05T10:00:01Z", ("listed-after", "LIST-03")),
+        ("2026-12-05T12:00:01.000+02:00", ("listed-after", "LIST-13")),
+        ("2026-12-05T10:00:00.5001Z", None),  # within the shown time's last digit: it may stand for a later instant
+        ("2026-12-05T10:00:00.500000001Z", None),
+        ("2026-12-05T05:00:00.5-05:00", None),  # the same instant as the task's, written with an offset
+    ],
+)
+def test_a_listed_task_before_the_cut_is_found(cut: str, found):
+    judged = _judged(_model_with_task(), "ListTasks", {"tasks": [_task()]}, {"statusTimestampAfter": cut})
+    assert judged == ([found] if found else [])
+
+
+def test_times_are_read_with_their_offset_and_fraction():
+    at, step = oracle.times.parse("2026-12-05T12:00:00.123456789+02:00")
+    assert at.isoformat() == "2026-12-05T10:00:00.123456+00:00" and step.total_seconds() == 1e-6
+    assert oracle.times.parse("2026-12-05 10:00:00Z") is None and oracle.times.parse(12) is None
+
+
+# -- status-time
+
+
+def test_a_status_time_going_back_is_found_only_against_an_earlier_read():
+    model = _model_with_task()
+    assert _judged(model, "GetTask", _task(), sent_at=1.0) == []
+    earlier = {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-12-05T09:59:59Z"}
+    assert ("status-time", "TASK-16") in _judged(model, "GetTask", _task(status=earlier), sent_at=20.0)
+    assert _judged(model, "GetTask", _task(status=earlier), sent_at=5.0) == []  # sent before that read came
+    finer = {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-12-05T10:00:00.500123Z"}
+    assert _judged(model, "GetTask", _task(status=finer), sent_at=20.0) == []  # microseconds: the same instant
+
+
+# -- foreign-task
+
+
+def test_a_task_shown_to_another_caller_is_found():
+    model = _model_with_task()
+    assert ("foreign-task", "ISO-01") in _judged(model, "GetTask", _task(), caller=OTHER_SUBJECT)
+    assert ("foreign-task", "ISO-05") in _judged(model, "GetTask", _task(), caller=OTHER_AGENT)
+    assert ("foreign-task", "ISO-02") in _judged(model, "ListTasks", {"tasks": [_task()]}, caller=OTHER_SUBJECT)
+    assert ("foreign-task", "ISO-03") in _judged(model, "ListTasks", {"tasks": [_task()]}, caller=OTHER_AGENT)
+    assert _judged(model, "GetTask", _task(), caller=(ME[0], None)) == []  # a key acting for any subject
+
+
+# -- turn-changed-at
+
+
+def _turn(status: str, changed: str) -> dict:
+    return {"turns": [{"turnId": "turn_1", "status": status, "changedAt": changed, "a2a": {"taskId": "t-1"}}]}
+
+
+def test_a_turn_that_changed_without_its_changed_at_moving_is_found():
+    model = _model_with_task()
+    assert _judged(model, "(feed)", _turn("running", "2026-12-05T10:00:00Z"), sent_at=1.0) == []
+    assert _judged(model, "(feed)", _turn("running", "2026-12-05T10:00:00Z"), sent_at=20.0) == []
+    frozen = _judged(model, "(feed)", _turn("completed", "2026-12-05T10:00:00Z"), sent_at=30.0)
+    assert frozen == [("turn-changed-at", "FEED-03")]
+    assert _judged(model, "(feed)", _turn("completed", "2026-12-05T10:00:02Z"), sent_at=40.0) == []
+    other = {"turns": [{"turnId": "turn_9", "status": "running", "changedAt": "x", "a2a": {"taskId": "t-9"}}]}
+    assert _judged(model, "(feed)", other, sent_at=50.0) == []  # another process's turn
+
+
+# -- the rules as data
+
+
+def test_every_rule_names_requirements_that_exist_and_a_proof_the_agent_has():
+    known = requirements.load()
+    names = set(mutants.catalog())
+    for rule in rules.RULES:
+        named = set(re.findall(r"[A-Z]+-\d+", rule.requirements))
+        assert named and named <= set(known), (rule.name, named - set(known))
+        assert rule.open and rule.proof, f"{rule.name} says what it leaves open and what proves it"
+        missing = [p for p in rule.proof if not any(n == p or n.endswith(f"/{p}") for n in names)]
+        assert not missing, (rule.name, missing)
+
+
+def test_the_rules_table_in_the_docs_is_the_rules():
+    page = (REPO / "docs" / "oracle.md").read_text(encoding="utf-8")
+    assert oracle.table() in page, "regenerate the table of docs/oracle.md from nylorun_a2a_kit.fixtures.oracle.table()"
+
+
+@pytest.mark.slow
+def test_every_oracle_rule_fails_under_its_proof(tmp_path):
+    """One run with every rule's proof at once (faults and mutants), SHOULD rules held strictly: each rule's name is
+    in some failure, as the oracle writes it."""
+    proofs = sorted({p for rule in rules.RULES for p in rule.proof})
+    faults = [p for p in proofs if "/" not in p]
+    derived = [p for p in proofs if "/" in p]
+    verdicts = run_suites(
+        tmp_path,
+        f"--a2a-reference-fault={','.join(faults)}",
+        *([f"--a2a-reference-mutant={','.join(derived)}"] if derived else []),
+        "--a2a-strict-should=yes",
+        "--a2a-property-profile=quick",
+        lean=True,
+    )
+    junit = "\n".join(p.read_text(encoding="utf-8") for p in tmp_path.glob("junit-*.xml"))
+    shown = {r for found in re.findall(r"oracle rules: ([a-z, -]+)\)", junit) for r in found.split(", ")}
+    missing = [rule.name for rule in rules.RULES if rule.name not in shown]
+    assert not missing, f"oracle rules no failure showed under {proofs}: {missing}\n{verdicts.summary()}"
