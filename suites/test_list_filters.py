@@ -271,7 +271,7 @@ def test_status_filter_holds_on_every_page(a2a_client: A2AClient, tasks: Tasks, 
 
 
 @pytest.mark.req("LIST-11")
-@pytest.mark.parametrize("combined", axes.members("LIST-11", "combines"))
+@pytest.mark.parametrize("combined", axes.member("LIST-11", "combines", "includeArtifacts+historyLength"))
 def test_history_length_holds_beside_include_artifacts(a2a_client: A2AClient, tasks: Tasks, combined: str):
     exchange = a2a_client.list_tasks(contextId=tasks.ended, includeArtifacts=True, historyLength=1, pageSize=100)
     for task in exchange.result["tasks"]:

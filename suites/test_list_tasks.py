@@ -321,19 +321,18 @@ def test_status_timestamp_after_in_whole_seconds(a2a_client: A2AClient, spelling
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("offset", ["+02:00", "-05:00"])
 def test_status_timestamp_after_with_an_offset(a2a_client: A2AClient, offset: str):
-    """A cut at the task's own status time written with an offset lists it, and a second later does not; or the cut
-    is refused (A2A §5.6.1 lets no client write an offset, so a refusal is as right)."""
+    """A cut a millisecond before the task's status time written with an offset lists it, and a second after it does
+    not; or the cut is refused (A2A §5.6.1 lets no client write an offset, so a refusal is as right). The cuts are
+    clear of the task's own time, so that whether a cut is inclusive (LIST-03) does not decide this one."""
     task = drivers.run(a2a_client, "complete")
     moment = _when(task)
     if not moment:
         not_checked("the task carries no status timestamp, so the filter's cut cannot be placed")
     sign = 1 if offset[0] == "+" else -1
     shift = timedelta(hours=int(offset[1:3]), minutes=int(offset[4:]))
-    for later, listed in ((timedelta(0), True), (timedelta(seconds=1), False)):
+    for later, listed in ((timedelta(milliseconds=-1), True), (timedelta(seconds=1), False)):
         local = moment + later + sign * shift
-        cut = local.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + offset
-        if moment.microsecond % 1000:
-            not_checked(f"the task's status time {task['status']['timestamp']} is finer than milliseconds")
+        cut = local.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + offset  # cut to milliseconds: still clear of the task
         exchange = a2a_client.list_tasks(contextId=task["contextId"], statusTimestampAfter=cut)
         if exchange.is_error:
             exchange.expect_error("InvalidParamsError")

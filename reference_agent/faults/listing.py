@@ -12,7 +12,7 @@ from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.listing import Paging
 from nylorun_a2a_kit.reference_agent.rpc import Problems, Reading, Rendering
-from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TaskFilter, TaskRecord
+from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TaskFilter, TaskRecord, session_id
 
 
 def _filter_ignoring(name: str) -> type[Paging]:
@@ -46,6 +46,15 @@ class TimestampOffsetReadAsUtc(Reading):
         if isinstance(after, str) and re.search(r"[+-]\d\d:\d\d$", after):
             raw = {**raw, "statusTimestampAfter": after[:-6] + "Z"}
         return super().params(name, raw)
+
+
+@declare("listed-context-internal", "ListTasks shows each task's internal session id as its contextId", "TASK-02")
+class ListedContextInternal(Rendering):
+    def task(self, task: TaskRecord, method: str, asked: int | None, **kwargs: Any) -> dict[str, Any]:
+        out = super().task(task, method, asked, **kwargs)
+        if method == "ListTasks":
+            out["contextId"] = session_id(task.agent_id, task.subject, task.context_id)
+        return out
 
 
 @declare("status-filter-interrupted-lumped", "status AUTH_REQUIRED also lists INPUT_REQUIRED tasks", "LIST-02")
