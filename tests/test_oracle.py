@@ -179,6 +179,16 @@ def test_a_task_shown_in_another_conversation_is_found_but_not_a_queued_message(
     assert rules.judge(model, queued) == []
 
 
+def test_an_agent_message_of_another_conversation_or_task_is_found():
+    model = _model_with_task()
+    mine = {**_message("m-1", "ROLE_USER"), "contextId": "c-sdk"}  # the kit's message as stored: left open
+    good = {**_message("a-1", "ROLE_AGENT"), "contextId": "c-1", "taskId": "t-1"}
+    assert _judged(model, "GetTask", _task([mine, good])) == []
+    for wrong in ({"contextId": "c-2"}, {"contextId": "c-1", "taskId": "t-2"}, {}):
+        history = [mine, {**_message("a-1", "ROLE_AGENT"), **wrong}]
+        assert _judged(model, "GetTask", _task(history)) == [("agent-message-ids", "SHAPE-02")], wrong
+
+
 # -- foreign-task
 
 

@@ -66,3 +66,18 @@ def artifact_id_repeated(call: wire.Call) -> None:
         artifacts = task.get("artifacts") or []
         if len(artifacts) >= 3:
             artifacts[2]["artifactId"] = artifacts[1]["artifactId"]
+
+
+@declare(
+    "agent-message-other-context",
+    "GetTask shows the Agent's history messages under another conversation's contextId",
+    "SHAPE-02",
+)
+@wire.answers
+def agent_message_other_context(call: wire.Call) -> None:
+    if call.method != "GetTask":
+        return
+    for task in call.tasks():
+        for message in task.get("history") or []:
+            if isinstance(message, dict) and message.get("role") == "ROLE_AGENT":
+                message["contextId"] = f"{task.get('contextId')}-other"
