@@ -21,7 +21,8 @@ ENDED = {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-12-05T10:00:00.500Z
 
 
 def _message(message_id: str, role: str) -> dict:
-    return {"messageId": message_id, "role": role, "parts": [{"text": "x"}]}
+    agents = {"contextId": "c-1"} if role == "ROLE_AGENT" else {}  # the Agent's messages carry their context
+    return {"messageId": message_id, "role": role, "parts": [{"text": "x"}], **agents}
 
 
 def _model_with_task(task_id: str = "t-1", sent: tuple[str, ...] = ("m-1",), caller=ME) -> Model:
@@ -184,7 +185,7 @@ def test_an_agent_message_of_another_conversation_or_task_is_found():
     mine = {**_message("m-1", "ROLE_USER"), "contextId": "c-sdk"}  # the kit's message as stored: left open
     good = {**_message("a-1", "ROLE_AGENT"), "contextId": "c-1", "taskId": "t-1"}
     assert _judged(model, "GetTask", _task([mine, good])) == []
-    for wrong in ({"contextId": "c-2"}, {"contextId": "c-1", "taskId": "t-2"}, {}):
+    for wrong in ({"contextId": "c-2"}, {"contextId": "c-1", "taskId": "t-2"}, {"contextId": None}):
         history = [mine, {**_message("a-1", "ROLE_AGENT"), **wrong}]
         assert _judged(model, "GetTask", _task(history)) == [("agent-message-ids", "SHAPE-02")], wrong
 
