@@ -135,6 +135,21 @@ def test_every_history_message_says_who_sent_it(a2a_client: A2AClient, answered:
         )
 
 
+@pytest.mark.req("TASK-02")
+def test_a_task_shows_the_same_ids_on_every_method(a2a_client: A2AClient):
+    """An ordinary message's task, ended, as SendMessage answered it, as GetTask and as ListTasks of its conversation
+    show it: the same id and contextId (the kit's model holds every other answer to the same)."""
+    task = drivers.ordinary(a2a_client, ended=True)
+    got = a2a_client.get_task(task["id"])
+    listed = a2a_client.list_tasks(contextId=task["contextId"])
+    shown = {"GetTask": got.task}
+    shown |= {"ListTasks": t for t in listed.result["tasks"] if t.get("id") == task["id"]}  # noqa: B035 - the one
+    ids = {method: (t.get("id"), t.get("contextId")) for method, t in shown.items()}
+    wrong = {method: found for method, found in ids.items() if found != (task["id"], task["contextId"])}
+    if wrong or "ListTasks" not in shown:
+        listed.fail(f"task {task['id']} of {task['contextId']} shown as (id, contextId): {wrong or 'not listed'}")
+
+
 @pytest.mark.req("TASK-16")
 @pytest.mark.scenario("slow")
 def test_a_status_time_never_goes_back(a2a_client: A2AClient):
