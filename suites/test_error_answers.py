@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from nylorun_a2a_kit.fixtures import oracle
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id, strict_json
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
@@ -192,6 +193,19 @@ def test_a2a_errors_name_the_a2a_domain(a2a_target: Target, a2a_client: A2AClien
     exchange, info = _error_info(a2a_target, a2a_client, case, missing)
     if info.get("domain") != A2A_DOMAIN:
         exchange.fail(f"the ErrorInfo domain should be {A2A_DOMAIN!r} (A2A §9.5), got {info.get('domain')!r}")
+
+
+@pytest.mark.req("ERR-15")
+@pytest.mark.parametrize("case", A2A_ERROR_CASES)
+def test_a2a_errors_never_give_another_errors_reason(a2a_target: Target, a2a_client: A2AClient, case: str):
+    """Each A2A error the kit can draw: an ErrorInfo reason that is another A2A error's own fails (the kit's model
+    judges every other error answer of the run the same way)."""
+    exchange, error = _error_answer(a2a_target, a2a_client, case)
+    own = oracle.rules.a2a_reasons().get(error.get("code"))
+    others = {reason for code, reason in oracle.rules.a2a_reasons().items() if code != error.get("code")}
+    info = exchange.detail("ErrorInfo") or {}
+    if info.get("reason") in others and info.get("domain") in (A2A_DOMAIN, None, ""):
+        exchange.fail(f"the reason {info.get('reason')!r} is another A2A error's: a {error.get('code')} is {own}")
 
 
 def _detail_problems(error: dict) -> list[str]:

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
@@ -52,6 +53,7 @@ VARIANTS = {
     "data-unicode-keys": {"data": {"ключ": "значение", "鍵": ["値"], "emoji 🔑": True}},
     "data-deep": {"data": {"a": {"b": {"c": {"d": {"e": {"f": [[["deep"]]]}}}}}}},
     "data-big-safe-integer": {"data": {"n": 2**53, "neg": -(2**53), "small": 1e-300}},
+    "data-null-member": {"data": {"kept": None, "nested": {"also": None, "beside": 0}}},
 }
 
 
@@ -98,6 +100,25 @@ def test_part_travels_in_and_out(a2a_client: A2AClient, kind: str):
     wrong = _differences([part], got)
     if wrong:
         a2a_client.get_task(task["id"]).fail(f"the {kind} part must come back unchanged in the echo artifact: {wrong}")
+
+
+@pytest.mark.req("TASK-17")
+def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient):
+    """An ordinary message of a text part and a data part (null members and all), read back in its task's history:
+    the same parts in order, the same text and data (the kit's model holds every channel to the same)."""
+    sent = [{"text": drivers.ORDINARY_TEXT}, PARTS["data"], VARIANTS["data-null-member"]]
+    message_id = new_id("msg")
+    answer = a2a_client.send(*sent, message_id=message_id)
+    if answer.is_error:
+        not_checked(f"the Agent refuses a message of text and data parts: {answer.json.get('error')}")
+    task = drivers.settle(a2a_client, drivers.task_of(answer, "no task holds the message"))
+    exchange = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
+    mine = [m for m in exchange.task.get("history") or [] if m.get("messageId") == message_id]
+    if not mine:
+        exchange.fail(f"the task's history does not hold the kit's message {message_id}")
+    got = [_content(p) for p in mine[0].get("parts") or []]
+    if got != [_content(p) for p in sent]:
+        exchange.fail(f"the kit's message {message_id} must keep its parts (text, then data) as sent: got {got}")
 
 
 @pytest.mark.req("PART-01")

@@ -220,6 +220,25 @@ def test_a_turn_that_changed_without_its_changed_at_moving_is_found():
     assert _judged(model, "(feed)", other, sent_at=50.0) == []  # another process's turn
 
 
+# -- error-reason
+
+
+def _error(code: int, reason: str, domain: str = "a2a-protocol.org") -> dict:
+    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": domain, "metadata": {}}
+    return {"code": code, "message": "m", "data": [info]}
+
+
+def test_an_a2a_errors_reason_never_names_another_error():
+    assert _judged(Model(), "(error)", _error(-32002, "TASK_NOT_FOUND")) == [("error-reason", "ERR-15")]
+    assert _judged(Model(), "(error)", _error(-32001, "UNSUPPORTED_OPERATION")) == [("error-reason", "ERR-15")]
+    assert _judged(Model(), "(error)", _error(-32002, "TASK_NOT_CANCELABLE")) == []
+    assert _judged(Model(), "(error)", _error(-32004, "CONTEXT_BUSY")) == []  # a finer reason: the profile's
+    assert _judged(Model(), "(error)", _error(-32001, "PUSH_CONFIG_NOT_FOUND")) == []  # … or a Runtime's
+    assert _judged(Model(), "(error)", _error(-32002, "TASK_NOT_FOUND", domain="runtime.example")) == []
+    assert _judged(Model(), "(error)", _error(-32050, "TASK_NOT_FOUND")) == []  # a code outside A2A's table
+    assert _judged(Model(), "(error)", {"code": -32602, "message": "m"}) == []
+
+
 # -- the rules as data
 
 

@@ -112,3 +112,12 @@ def feed_ended_at_early(page: FeedPage) -> None:
 def feed_changed_at_frozen(page: FeedPage) -> None:
     for turn in page["turns"]:
         turn["changedAt"] = turn["startedAt"]
+
+
+@declare(
+    "feed-agent-id-default", "every turn names the Runtime's default Agent, whatever Agent its task is of", "FEED-09"
+)
+@wire.feed_pages
+def feed_agent_id_default(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["agentId"] = "support"

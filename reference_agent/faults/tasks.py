@@ -387,3 +387,30 @@ def get_task_status_time_early(call: wire.Call) -> None:
         if isinstance(status.get("timestamp"), str):
             moment = datetime.fromisoformat(status["timestamp"].replace("Z", "+00:00")) - timedelta(seconds=2)
             status["timestamp"] = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+@declare(
+    "history-user-parts-first-only",
+    "a client's message of several parts keeps only its first part in the task's history, on every method",
+    "TASK-17",
+)
+@wire.answers
+def history_user_parts_first_only(call: wire.Call) -> None:
+    for task in call.tasks():
+        for message in task.get("history") or []:
+            if isinstance(message, dict) and message.get("role") == "ROLE_USER" and message.get("parts"):
+                message["parts"] = message["parts"][:1]
+
+
+@declare(
+    "error-not-cancelable-reason",
+    "a -32002 answer's ErrorInfo names the reason TASK_NOT_FOUND (a copy in the reasons' table)",
+    "ERR-15",
+)
+@wire.answers
+def error_not_cancelable_reason(call: wire.Call) -> None:
+    error = call.answer.get("error")
+    if isinstance(error, dict) and error.get("code") == -32002:
+        for detail in error.get("data") or []:
+            if isinstance(detail, dict) and "reason" in detail:
+                detail["reason"] = "TASK_NOT_FOUND"
