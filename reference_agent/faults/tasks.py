@@ -403,14 +403,31 @@ def history_user_parts_first_only(call: wire.Call) -> None:
 
 
 @declare(
-    "error-not-cancelable-reason",
-    "a -32002 answer's ErrorInfo names the reason TASK_NOT_FOUND (a copy in the reasons' table)",
+    "error-reasons-off-by-one",
+    "every A2A error's ErrorInfo names the reason of the error before it in A2A's table (-32002 says TASK_NOT_FOUND)",
     "ERR-15",
 )
 @wire.answers
-def error_not_cancelable_reason(call: wire.Call) -> None:
+def error_reasons_off_by_one(call: wire.Call) -> None:
     error = call.answer.get("error")
-    if isinstance(error, dict) and error.get("code") == -32002:
-        for detail in error.get("data") or []:
-            if isinstance(detail, dict) and "reason" in detail:
-                detail["reason"] = "TASK_NOT_FOUND"
+    code = error.get("code") if isinstance(error, dict) else None
+    if not isinstance(code, int) or not -32009 <= code <= -32001:
+        return
+    shifted = A2A_REASONS[code + 1] if code < -32001 else A2A_REASONS[-32009]
+    for detail in error.get("data") or []:
+        if isinstance(detail, dict) and "reason" in detail:
+            detail["reason"] = shifted
+
+
+# A2A §5.4's errors by code, each named as A2A §10.6 names its reason.
+A2A_REASONS = {
+    -32001: "TASK_NOT_FOUND",
+    -32002: "TASK_NOT_CANCELABLE",
+    -32003: "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    -32004: "UNSUPPORTED_OPERATION",
+    -32005: "CONTENT_TYPE_NOT_SUPPORTED",
+    -32006: "INVALID_AGENT_RESPONSE",
+    -32007: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+    -32008: "EXTENSION_SUPPORT_REQUIRED",
+    -32009: "VERSION_NOT_SUPPORTED",
+}
