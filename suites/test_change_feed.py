@@ -9,6 +9,7 @@ from datetime import datetime
 import pytest
 
 from nylorun_a2a_kit import schemas
+from nylorun_a2a_kit.fixtures import oracle
 from nylorun_a2a_kit.fixtures.client import A2AClient, extensions
 from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import Feed, FeedPosition, drivers
@@ -322,6 +323,22 @@ def test_turn_agrees_with_its_task(feed: Feed, a2a_client: A2AClient, status: st
         pytest.fail(f"endedAt is null until the turn ends, then a time: {latest['endedAt']!r} for {state}")
     if latest["agentId"] != feed.agent_id:
         pytest.fail(f"a turn names its Agent: agentId {latest['agentId']!r}, the task is {feed.agent_id!r}'s")
+
+
+@pytest.mark.req("FEED-09")
+@pytest.mark.scenario("complete")
+def test_a_turn_on_the_other_agent_names_that_agent(feed: Feed, a2a_client: A2AClient, a2a_target: Target):
+    """A turn of a task the kit's key made on the second Agent names that Agent as agentId (the Agent's id is the
+    last segment of its endpoint, /agents/<id>)."""
+    url = a2a_target.other_agent_url
+    agent = oracle.rules.agent_of(url) if url else None
+    if agent is None:
+        not_checked("no second Agent whose endpoint names its id", needs="--a2a-other-agent-url: …/agents/<id>")
+    cursor = feed.tail()
+    task = drivers.run(a2a_client.with_(url=url), "complete")
+    mine = _for(feed.walk(after=cursor, until=[task["id"]])[0], task["id"])
+    if not mine or any(turn.get("agentId") != agent for turn in mine):
+        pytest.fail(f"the turns of task {task['id']}, made on the Agent {agent}, name it: {json.dumps(mine)[:600]}")
 
 
 ENDED = [s for s in TURNS if s in ("completed", "failed", "cancelled")]

@@ -402,12 +402,6 @@ def history_user_parts_first_only(call: wire.Call) -> None:
                 message["parts"] = message["parts"][:1]
 
 
-@declare(
-    "error-reasons-off-by-one",
-    "every A2A error's ErrorInfo names the reason of the error before it in A2A's table (-32002 says TASK_NOT_FOUND)",
-    "ERR-15",
-)
-@wire.answers
 def error_reasons_off_by_one(call: wire.Call) -> None:
     error = call.answer.get("error")
     code = error.get("code") if isinstance(error, dict) else None
@@ -417,6 +411,14 @@ def error_reasons_off_by_one(call: wire.Call) -> None:
     for detail in error.get("data") or []:
         if isinstance(detail, dict) and "reason" in detail:
             detail["reason"] = shifted
+
+
+SHIFTED = "every A2A error's ErrorInfo names the reason of the error before it in A2A's table (-32002: TASK_NOT_FOUND)"
+declare("error-reasons-off-by-one", SHIFTED, "ERR-15")(wire.answers(error_reasons_off_by_one))
+# The same with push off: the push-config methods' -32003 cases run only there.
+declare("error-reasons-off-by-one-push-off", SHIFTED, "ERR-15", run_with=("--a2a-reference-push=off",))(
+    wire.answers(error_reasons_off_by_one)
+)
 
 
 # A2A §5.4's errors by code, each named as A2A §10.6 names its reason.
