@@ -129,6 +129,19 @@ def test_artifacts_exactly_when_asked_on_every_page():
     assert _judged(model, "ListTasks", {"tasks": [_task(artifacts=[])]}, {"includeArtifacts": False}) == []
 
 
+def test_an_ended_tasks_artifact_read_otherwise_is_found():
+    model = _model_with_task()
+    raw = {"raw": "+/8=", "mediaType": "application/octet-stream", "filename": "b.bin"}
+    first = [{"artifactId": "art-1", "parts": [{"text": "x", "mediaType": "text/plain"}, raw, {"data": {"n": 1}}]}]
+    assert _judged(model, "SendMessage", {"task": _task(artifacts=first)}) == []
+    same = [{**first[0], "parts": [first[0]["parts"][0], {**raw, "raw": "-_8"}, {"data": {"n": 1.0}}], "x": 1}]
+    assert _judged(model, "GetTask", _task(artifacts=same)) == []  # url-safe, unpadded; 1.0; an unknown member
+    bare = [{**first[0], "parts": [{"text": "x"}, raw, {"data": {"n": 1}}]}]
+    assert _judged(model, "GetTask", _task(artifacts=bare)) == [("ended-artifacts", "TASK-04")]
+    page = {"tasks": [_task(artifacts=bare)]}
+    assert ("ended-artifacts", "LIST-10") in _judged(model, "ListTasks", page, {"includeArtifacts": True})
+
+
 # -- listed-after
 
 

@@ -433,3 +433,21 @@ A2A_REASONS = {
     -32008: "EXTENSION_SUPPORT_REQUIRED",
     -32009: "VERSION_NOT_SUPPORTED",
 }
+
+
+@declare(
+    "read-artifact-parts-bare",
+    "GetTask and ListTasks answer each artifact part without its mediaType and filename (the read query selects "
+    "the content alone); SendMessage's answer has them",
+    "TASK-04",
+)
+@wire.answers
+def read_artifact_parts_bare(call: wire.Call) -> None:
+    if call.method not in ("GetTask", "ListTasks"):
+        return
+    for task in call.tasks():
+        for artifact in task.get("artifacts") or []:
+            for part in artifact.get("parts") or [] if isinstance(artifact, dict) else []:
+                if isinstance(part, dict):
+                    part.pop("mediaType", None)
+                    part.pop("filename", None)
