@@ -172,6 +172,16 @@ def error_codes() -> dict[str, int]:
     return {name: schema["const"] for name, schema in defs.items()}
 
 
+def error_reasons() -> dict[int, str]:
+    """Each A2A error's own ErrorInfo reason by code, as A2A §10.6 and §11.6 write it: its type in UPPER_SNAKE_CASE
+    without 'Error' (-32002: TASK_NOT_CANCELABLE)."""
+    return {
+        code: re.sub(r"(?<!^)(?=[A-Z])", "_", name.removesuffix("Error")).upper()
+        for name, code in error_codes().items()
+        if -32099 <= code <= -32001
+    }
+
+
 def error_code(name: str) -> int:
     return error_codes()[name]
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.reference_agent import extensions, scenarios
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.engine import Cancelling, Waiting
@@ -407,7 +408,8 @@ def error_reasons_off_by_one(call: wire.Call) -> None:
     code = error.get("code") if isinstance(error, dict) else None
     if not isinstance(code, int) or not -32009 <= code <= -32001:
         return
-    shifted = A2A_REASONS[code + 1] if code < -32001 else A2A_REASONS[-32009]
+    reasons = schemas.error_reasons()
+    shifted = reasons[code + 1] if code < -32001 else reasons[-32009]
     for detail in error.get("data") or []:
         if isinstance(detail, dict) and "reason" in detail:
             detail["reason"] = shifted
@@ -419,20 +421,6 @@ declare("error-reasons-off-by-one", SHIFTED, "ERR-15")(wire.answers(error_reason
 declare("error-reasons-off-by-one-push-off", SHIFTED, "ERR-15", run_with=("--a2a-reference-push=off",))(
     wire.answers(error_reasons_off_by_one)
 )
-
-
-# A2A §5.4's errors by code, each named as A2A §10.6 names its reason.
-A2A_REASONS = {
-    -32001: "TASK_NOT_FOUND",
-    -32002: "TASK_NOT_CANCELABLE",
-    -32003: "PUSH_NOTIFICATION_NOT_SUPPORTED",
-    -32004: "UNSUPPORTED_OPERATION",
-    -32005: "CONTENT_TYPE_NOT_SUPPORTED",
-    -32006: "INVALID_AGENT_RESPONSE",
-    -32007: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-    -32008: "EXTENSION_SUPPORT_REQUIRED",
-    -32009: "VERSION_NOT_SUPPORTED",
-}
 
 
 @declare(
