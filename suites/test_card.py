@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from urllib.parse import urlsplit
 
 import pytest
@@ -155,3 +156,40 @@ def test_card_answer_carries_a_stable_etag(a2a_target: Target, card_exchange):
     _card(again)
     if again.response_body == card_exchange.response_body and again.response_headers.get("etag", "").strip() != etag:
         again.fail(f"the same card came back with another ETag ({etag} before): a tag derives from the card")
+
+
+# Tags the card cannot have: a fresh one, a list of two, and a fresh one written weak (RFC 9110 §8.8.3).
+STALE_TAGS = {
+    "never-issued": lambda fresh: f'"{fresh}"',
+    "two-never-issued": lambda fresh: f'"{fresh}-a", "{fresh}-b"',
+    "weak-never-issued": lambda fresh: f'W/"{fresh}"',
+}
+
+
+@pytest.mark.req("CARD-12")
+@pytest.mark.parametrize("form", list(STALE_TAGS))
+def test_card_not_modified_only_for_its_own_tag(a2a_target: Target, form: str):
+    """A 304 leaves the client with the card it has: only a tag the card has now may get one (RFC 9110 §13.2.2). An
+    endpoint that ignores If-None-Match (200 every time) passes."""
+    headers = {"Accept": "application/json"}
+    with http_client() as http:
+        current = fetch(http, a2a_target.card_url, headers=headers, timeout_s=a2a_target.timeout_s)
+        _card(current)
+        etag = current.response_headers.get("etag", "").strip()
+        fresh = "kit-" + secrets.token_hex(8)
+        stale = STALE_TAGS[form](fresh)
+        answered = fetch(
+            http, a2a_target.card_url, headers={**headers, "If-None-Match": stale}, timeout_s=a2a_target.timeout_s
+        )
+        if answered.status == 304:
+            answered.fail(
+                f"If-None-Match {stale} names no tag the card has (its ETag is {etag or 'absent'}), yet the card "
+                "endpoint answered 304 Not Modified: a client holding an older card keeps it"
+            )
+        _card(answered)
+        if etag:  # the card's own tag: 304, or 200 from an endpoint that does not support the header
+            own = fetch(
+                http, a2a_target.card_url, headers={**headers, "If-None-Match": etag}, timeout_s=a2a_target.timeout_s
+            )
+            if own.status not in (200, 304):
+                own.fail(f"If-None-Match with the card's own tag {etag} is answered 304, or 200 with the card")

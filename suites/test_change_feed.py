@@ -359,3 +359,20 @@ def test_an_ended_turns_totals_are_its_telemetry_totals(feed: Feed, a2a_v2_clien
         not_checked("the task reports no telemetry/v1 totals to compare with (TEL-04 judges that)")
     if mine[-1]["totals"] != reported:
         got.fail(f"the ended turn's totals {json.dumps(mine[-1]['totals'])} are not its telemetry totals")
+
+
+@pytest.mark.req("ISO-07")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("reader", READERS)
+def test_a_feed_page_is_never_marked_for_shared_caches(feed: Feed, a2a_client: A2AClient, reader: str):
+    """A page read with a key (the whole Tenant's, or a subject's) that a shared cache may keep is one it may give to
+    another key, or to a request with none (RFC 9111 §3.5)."""
+    cursor = feed.tail()
+    task = drivers.run(a2a_client, "complete")
+    turns, _ = feed.walk(after=cursor, until=[task["id"]])
+    session = next(t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") == task["id"])
+    for query in ({"limit": 1, "changedAfter": cursor}, {"sessionId": session}):
+        exchange, _ = feed.page(subject=_subject(a2a_client, reader), **query)
+        why = oracle.shareable(exchange.response_headers.get_list("cache-control"))
+        if why is not None:
+            exchange.fail(f"a change-feed page read with the caller's key is marked for shared caches: {why}")

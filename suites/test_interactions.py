@@ -245,3 +245,30 @@ def test_the_open_interaction_has_an_id_and_a_kind_on_every_channel(
             views.fail(channel, f"{where}: an open interaction has a non-empty interactionId")
         if open_one.get("kind") not in KINDS:
             views.fail(channel, f"{where}: an open interaction's kind is approval, question or connection")
+
+
+@pytest.mark.req("INTER-12")
+@pytest.mark.parametrize("scenario", BY_KIND)
+def test_an_answered_interaction_is_gone_from_every_later_status(
+    a2a_v2_client: A2AClient, a2a_target: Target, scenario: str
+):
+    """Once answered, the task goes on: its status, on the answer and on every read after, carries no interaction a
+    client would answer again (the Agent's history keeps the record of the pause)."""
+    _applies(a2a_target, scenario)
+    task = _paused(a2a_v2_client, scenario)
+    exchange = drivers.answer(a2a_v2_client, task, **ANSWERS[scenario])
+    final = drivers.settle(a2a_v2_client, exchange.task)
+    reads = [
+        exchange,
+        a2a_v2_client.get_task(task["id"]),
+        a2a_v2_client.list_tasks(contextId=final.get("contextId") or task.get("contextId")),
+    ]
+    for read in reads:
+        for shown in read.result.get("tasks") or [] if read.method == "ListTasks" else [read.task]:
+            if shown.get("id") != task["id"] or drivers.state(shown) in drivers.INTERRUPTED:
+                continue
+            if _on_status_message(shown):
+                read.fail(
+                    f"the {PAUSE[scenario][0]} was answered and the task is {drivers.state(shown)}, yet its status "
+                    "message still carries the interactions/v1 interaction"
+                )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from nylorun_a2a_kit.fixtures import oracle
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, new_id
 from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
@@ -150,3 +151,22 @@ def test_a_message_id_is_a_key_of_its_subject_and_agent(
     again, exchange = _seen(first, mine["id"])
     if again != seen:
         exchange.fail(f"a message of {who} with the same messageId changed the first caller's task: {seen} → {again}")
+
+
+@pytest.mark.req("ISO-08")
+@pytest.mark.scenario("complete")
+def test_no_json_rpc_answer_is_marked_for_shared_caches(a2a_client: A2AClient):
+    """Each method's answer is the caller's: none says public, s-maxage or must-revalidate without private or
+    no-store (RFC 9111 §3.5). Errors too."""
+    task = drivers.run(a2a_client, "complete")
+    answers = [
+        a2a_client.send("Per-caller answer.", context_id=drivers.new_context()),
+        a2a_client.get_task(task["id"]),
+        a2a_client.list_tasks(contextId=task["contextId"]),
+        a2a_client.call("CancelTask", {"id": task["id"]}),
+        a2a_client.get_task("missing-" + new_id()),
+    ]
+    for exchange in answers:
+        why = oracle.shareable(exchange.response_headers.get_list("cache-control"))
+        if why is not None:
+            exchange.fail(f"the answer to {exchange.method} is marked for shared caches: {why}")

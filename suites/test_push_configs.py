@@ -93,6 +93,35 @@ def test_config_methods_round_trip(
         again.fail("a deleted config is no longer listed")
 
 
+@pytest.mark.req("PUSH-01")
+@pytest.mark.scenario("ask")
+def test_a_config_created_again_under_its_id_reads_as_answered(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+):
+    """A Create naming an id the task already has replaces that config or is refused (A2A says neither): Get and List
+    then show what the accepted Create answered, the second or the first (the oracle holds every later read to it)."""
+    task = _paused(a2a_client, a2a_cancel_at_end)
+    first_url, second_url = a2a_push_receiver.endpoint().url, a2a_push_receiver.endpoint().url
+    config_id = "again-" + new_id()
+    first = drivers.create_push_config(a2a_client, task["id"], first_url, token="tok-" + new_id(), config_id=config_id)
+    named = first.ok().get("id")
+    second = drivers.create_push_config(a2a_client, task["id"], second_url, token="tok-" + new_id(), config_id=named)
+    # Refused, or answered as another config (a Runtime that gives each config an id of its own): the first stands.
+    replaced = not second.is_error and second.result.get("id") == named
+    kept = second.result if replaced else first.result
+    got = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": named})
+    for member in ("url", "token"):
+        if (got.result.get(member) or None) != (kept.get(member) or None):
+            got.fail(
+                f"config {named} was created twice ({'replaced' if replaced else 'the second Create not taking it'})"
+                f": Get must show the {member} the {'second' if replaced else 'first'} Create answered"
+            )
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    shown = [c for c in listed.result.get("configs") or [] if c.get("id") == named]
+    if len(shown) != 1 or shown[0].get("url") != kept.get("url"):
+        listed.fail(f"List shows config {named} once, with the url the accepted Create answered")
+
+
 def _config_ids(client: A2AClient, task_id: str) -> list[str]:
     listed = client.call("ListTaskPushNotificationConfigs", {"taskId": task_id})
     return sorted(c.get("id") for c in listed.result.get("configs") or [])

@@ -4,6 +4,8 @@ fails under the reference agent's faults it names as its proof, in a run of the 
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -43,6 +45,17 @@ def _judged(model: Model, method: str, result, params: dict | None = None, calle
     return [
         (d.rule, d.requirement) for d in rules.judge(model, Answer(caller, method, params or {}, result, sent_at, 11.0))
     ]
+
+
+@contextlib.contextmanager
+def _enabled(model: Model):
+    """The oracle's process model set to ``model`` for the block (as a run of the suites enables it)."""
+    before = oracle._MODEL
+    oracle._MODEL = model
+    try:
+        yield model
+    finally:
+        oracle._MODEL = before
 
 
 # -- message-role
@@ -252,6 +265,128 @@ def test_an_a2a_errors_reason_never_names_another_error():
     assert _judged(Model(), "(error)", _error(-32002, "TASK_NOT_FOUND", domain="runtime.example")) == []
     assert _judged(Model(), "(error)", _error(-32050, "TASK_NOT_FOUND")) == []  # a code outside A2A's table
     assert _judged(Model(), "(error)", {"code": -32602, "message": "m"}) == []
+
+
+# -- paused-interaction
+
+OPEN = {"interactionId": "i-1", "kind": "approval"}
+
+
+def _with_interaction(state: str, where: str = "status") -> dict:
+    message = {**_message("s-1", "ROLE_AGENT"), "metadata": {oracle.on_status.INTERACTIONS: OPEN}}
+    status = {"state": state, "timestamp": ENDED["timestamp"]}
+    if where == "status":
+        return _task(status={**status, "message": message})
+    return _task([message], status=status)  # the pause's record, in the Agent's history
+
+
+def test_an_interaction_on_a_status_that_is_not_paused_is_found_on_every_channel():
+    for state in ("TASK_STATE_COMPLETED", "TASK_STATE_WORKING", "TASK_STATE_CANCELED"):
+        for method, result in [
+            ("GetTask", _with_interaction(state)),
+            ("ListTasks", {"tasks": [_with_interaction(state)]}),
+            ("SendMessage", {"task": _with_interaction(state)}),
+            (
+                "(push)",
+                {
+                    "statusUpdate": {
+                        "taskId": "t-1",
+                        "contextId": "c-1",
+                        **{"status": _with_interaction(state)["status"]},
+                    }
+                },
+            ),
+        ]:
+            assert ("paused-interaction", "INTER-12") in _judged(Model(), method, result), (state, method)
+
+
+def test_an_interaction_on_a_paused_status_or_in_history_is_not_judged():
+    for state in ("TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"):
+        assert _judged(Model(), "GetTask", _with_interaction(state)) == []
+    assert _judged(Model(), "GetTask", _with_interaction("TASK_STATE_COMPLETED", where="history")) == []
+
+
+# -- push-config-reads
+
+CONFIG = {"id": "p-1", "taskId": "t-1", "url": "http://127.0.0.1:9/a", "token": "tok-a"}
+
+
+def _config_model(*writes: dict | None, in_flight: bool = False) -> Model:
+    """A model where the caller wrote config p-1 of task t-1 (a Create's answer; None: a Delete), each answered at 5."""
+    model = Model()
+    for answered in writes:
+        model.config_write_sent(ME, "t-1")
+        model.config_write_answered(ME, "t-1", 5.0)
+        model.config_written(ME, "t-1", "p-1", answered, 5.0)
+    if in_flight:
+        model.config_write_sent(ME, "t-1")
+    return model
+
+
+def _read(model: Model, method: str, shown: dict) -> list:
+    result = shown if method.startswith("Get") else {"configs": [shown]}
+    return _judged(model, method, result, {"taskId": "t-1", "id": "p-1"})
+
+
+def test_a_config_read_otherwise_than_its_last_create_answered_is_found():
+    replaced = {**CONFIG, "url": "http://127.0.0.1:9/b", "token": "tok-b"}
+    for method in ("GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs"):
+        assert _read(_config_model(CONFIG, replaced), method, CONFIG) == [("push-config-reads", "PUSH-01")]
+        assert _read(_config_model(CONFIG, replaced), method, replaced) == []
+        assert _read(_config_model(CONFIG), method, {**CONFIG, "token": ""}) == [("push-config-reads", "PUSH-01")]
+    deleted = _config_model(CONFIG, None)
+    assert _read(deleted, "ListTaskPushNotificationConfigs", CONFIG) == [("push-config-reads", "PUSH-01")]
+
+
+def test_config_reads_left_open_are_not_judged():
+    same = {**CONFIG, "tenant": "", "authentication": {"scheme": "", "credentials": ""}}  # ProtoJSON's defaults
+    assert _read(_config_model(CONFIG), "GetTaskPushNotificationConfig", same) == []
+    # a write in flight, or a config the caller never wrote, or another caller's: not judged
+    assert _read(_config_model(CONFIG, in_flight=True), "GetTaskPushNotificationConfig", {**CONFIG, "url": "x"}) == []
+    assert _read(Model(), "GetTaskPushNotificationConfig", {**CONFIG, "url": "x"}) == []
+    other = _config_model(CONFIG)
+    result = {**CONFIG, "url": "x"}
+    assert _judged(other, "GetTaskPushNotificationConfig", result, {"taskId": "t-1", "id": "p-1"}, OTHER_SUBJECT) == []
+    # a Create answered: recorded, never judged itself; a refused second Create leaves the first standing
+    assert _judged(Model(), "CreateTaskPushNotificationConfig", CONFIG, {"taskId": "t-1", "url": "x"}) == []
+
+
+def test_a_config_inside_send_message_leaves_the_tasks_configs_unjudged():
+    model = _config_model(CONFIG)
+    request = {
+        "message": {"messageId": "m-9", "taskId": "t-1", "role": "ROLE_USER", "parts": [{"text": "x"}]},
+        "configuration": {"taskPushNotificationConfig": {"id": "p-1", "url": "http://127.0.0.1:9/z"}},
+    }
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": request}).encode()
+    with _enabled(model):
+        oracle.sending(ME, body)
+        oracle.observe(ME, body, [{"jsonrpc": "2.0", "id": 1, "result": {"task": _task()}}], sent_at=6.0)
+    assert _read(model, "GetTaskPushNotificationConfig", {**CONFIG, "url": "http://127.0.0.1:9/z"}) == []
+
+
+# -- shared-cache
+
+
+@pytest.mark.parametrize(
+    ("values", "shared"),
+    [
+        (["public, max-age=300"], True),
+        (["max-age=60", "s-maxage=60"], True),
+        (["must-revalidate"], True),
+        (['private="Set-Cookie", public'], True),  # private naming a field keeps only that field from shared caches
+        ([], False),
+        (["max-age=300"], False),
+        (["public, no-store"], False),
+        (["Private, Public, max-age=5"], False),
+        (["no-cache, public"], False),
+    ],
+)
+def test_an_answer_marked_for_shared_caches_is_found(values, shared):
+    assert (oracle.shareable(values) is not None) == shared
+    found = _judged(Model(), "(http)", values, {"method": "GET"})
+    assert found == ([("shared-cache", "ISO-07")] if shared else [])
+    found = _judged(Model(), "(http)", values, {"method": "GetTask"})
+    assert found == ([("shared-cache", "ISO-08")] if shared else [])
 
 
 # -- the rules as data

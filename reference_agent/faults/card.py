@@ -131,3 +131,17 @@ def card_no_etag(request: web.Request, response: web.Response) -> None:
 @wire.served(*CARD_ROUTES)
 def card_etag_per_request(request: web.Request, response: web.Response) -> None:
     response.headers["ETag"] = f'"{secrets.token_hex(8)}"'
+
+
+@declare(
+    "card-304-any-tag",
+    "any If-None-Match is answered 304 Not Modified (the header's presence is tested, not its tag)",
+    "CARD-12",
+)
+@wire.served(*CARD_ROUTES)
+def card_304_any_tag(request: web.Request, response: web.Response) -> web.Response | None:
+    if "If-None-Match" not in request.headers:
+        return None
+    return web.Response(
+        status=304, headers={k: v for k, v in response.headers.items() if k in ("Cache-Control", "ETag")}
+    )

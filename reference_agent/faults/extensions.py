@@ -6,11 +6,12 @@ import hashlib
 from typing import Any
 
 from nylorun_a2a_kit.reference_agent.extensions import FILES, INTERACTIONS, PROGRESS, TELEMETRY, Disclosure
+from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.interactions import Interactions
 from nylorun_a2a_kit.reference_agent.policies import Turns
 from nylorun_a2a_kit.reference_agent.status import StatusReport
-from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, Store, TaskRecord
 from nylorun_a2a_kit.reference_agent.turn import Files
 
 Message = dict[str, Any]
@@ -210,3 +211,26 @@ class FileSizeAsString(Files):
 class VersionNotGrowing(Files):
     def version(self, store: Store, task: TaskRecord, path: str, data: bytes) -> int:
         return 1
+
+
+_OPENED: dict[str, Any] = {}  # interaction-kept-after-answer: each task's last open interaction answered
+
+
+@declare(
+    "interaction-kept-after-answer",
+    "once answered, a task's later status messages still carry the interactions/v1 interaction it paused on (status "
+    "metadata merged, not replaced), on every method that shows the task",
+    "INTER-12",
+)
+@wire.answers
+def interaction_kept_after_answer(call: wire.Call) -> None:
+    for task in call.tasks():
+        status = task.get("status") or {}
+        message = status.get("message")
+        if not isinstance(message, dict) or not isinstance(task.get("id"), str):
+            continue
+        opened = (message.get("metadata") or {}).get(INTERACTIONS)
+        if status.get("state") in INTERRUPTED and opened is not None:
+            _OPENED[task["id"]] = opened
+        elif task["id"] in _OPENED:
+            message.setdefault("metadata", {})[INTERACTIONS] = _OPENED[task["id"]]

@@ -13,7 +13,16 @@ from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES, FILE_ROUTE, RPC_ROUTE, Gate, Refused, key_of, refuse
+from nylorun_a2a_kit.reference_agent.gate import (
+    CARD_ROUTES,
+    FILE_ROUTE,
+    RPC_ROUTE,
+    TURNS_ROUTE,
+    Gate,
+    Refused,
+    key_of,
+    refuse,
+)
 from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
@@ -321,3 +330,15 @@ def file_token_case_blind(request: web.Request, response: web.StreamResponse) ->
         .fetchone()
     )
     return web.Response(body=bytes(found["data"]), content_type="application/octet-stream") if found else None
+
+
+@declare(
+    "answers-cache-public",
+    "every JSON-RPC answer and change-feed page says Cache-Control: public, max-age=300 (the card's caching applied "
+    "to the whole app)",
+    "ISO-07",
+    "ISO-08",
+)
+@wire.served(RPC_ROUTE, TURNS_ROUTE)
+def answers_cache_public(request: web.Request, response: web.Response) -> None:
+    response.headers["Cache-Control"] = "public, max-age=300"

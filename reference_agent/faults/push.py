@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import secrets
 import socket
@@ -53,6 +54,23 @@ class InlineConfigIgnored(Reading):
             configuration = {k: v for k, v in configuration.items() if k != "taskPushNotificationConfig"}
             served = {**served, "configuration": configuration}
         return served, problems
+
+
+@declare(
+    "config-rewrite-kept",
+    "a Create naming a config id the task already has keeps the stored config, yet answers the new values (an "
+    "INSERT OR IGNORE)",
+    "PUSH-01",
+)
+class ConfigRewriteKept(PushConfigs):
+    def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:
+        before = self.get(task, params["id"]) if params.get("id") else None
+        if before is None:
+            return super().create(task, params, extensions)
+        authentication = params.get("authentication") or None
+        return dataclasses.replace(
+            before, url=params["url"], token=params.get("token") or None, authentication=authentication
+        )
 
 
 @declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
