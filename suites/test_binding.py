@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient, looks_like_jsonrpc
 from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import methods
+from nylorun_a2a_kit.fixtures.target import Target
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 
@@ -41,3 +42,19 @@ def _judge_answer(exchange, method: str) -> None:
     body = exchange.json
     if not isinstance(body, dict) or body.get("jsonrpc") != "2.0" or ("result" in body) == ("error" in body):
         exchange.fail('a JSON-RPC 2.0 answer has jsonrpc "2.0" and exactly one of result and error')
+
+
+@pytest.mark.req("BIND-03")
+@pytest.mark.parametrize("method", methods.EVERY)
+def test_a_json_rpc_answer_is_no_http_refusal(a2a_target: Target, a2a_client: A2AClient, method: str):
+    """A profile client reads a 4xx or 5xx as the Runtime's refusal (401, 404 an unknown Agent, 429): the Agent's
+    own answer, a result or an error such as a task not found, comes with a 2xx."""
+    if not a2a_target.claims("profile-v1"):
+        not_applicable(
+            "the HTTP status of a JSON-RPC answer is a profile rule; plain JSON-RPC over HTTP leaves it open"
+        )
+    exchange = methods.Harmless(method).post(a2a_client)
+    if exchange.status is not None and not 200 <= exchange.status < 300 and looks_like_jsonrpc(exchange):
+        exchange.fail(
+            f"the JSON-RPC answer to {method} came with HTTP {exchange.status}, which a client reads as a refusal"
+        )

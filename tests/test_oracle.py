@@ -383,10 +383,37 @@ def test_a_config_inside_send_message_leaves_the_tasks_configs_unjudged():
 )
 def test_an_answer_marked_for_shared_caches_is_found(values, shared):
     assert (oracle.shareable(values) is not None) == shared
-    found = _judged(Model(), "(http)", values, {"method": "GET"})
+    head = {"code": 200, "cache-control": values}
+    found = _judged(Model(), "(http)", head, {"method": "GET"})
     assert found == ([("shared-cache", "ISO-07")] if shared else [])
-    found = _judged(Model(), "(http)", values, {"method": "GetTask"})
+    found = _judged(Model(), "(http)", head, {"method": "GetTask"})
     assert found == ([("shared-cache", "ISO-08")] if shared else [])
+
+
+def test_a_json_rpc_answer_with_an_http_refusals_status_is_found():
+    for code in (404, 401, 500, 400):
+        assert _judged(Model(), "(http)", {"code": code, "cache-control": []}, {"method": "GetTask"}) == [
+            ("rpc-status", "BIND-03")
+        ]
+    for code in (200, 202, None):
+        assert _judged(Model(), "(http)", {"code": code, "cache-control": []}, {"method": "GetTask"}) == []
+    assert _judged(Model(), "(http)", {"code": 404, "cache-control": []}, {"method": "GET"}) == []  # a feed page
+
+
+# -- listed-order
+
+
+def _listed(*stamps: str) -> dict:
+    return {"tasks": [_task(status={**ENDED, "timestamp": t}, id=f"t-{n}") for n, t in enumerate(stamps)]}
+
+
+def test_a_page_out_of_latest_change_first_is_found():
+    found = _judged(Model(), "ListTasks", _listed("2026-12-05T10:00:00.100Z", "2026-12-05T10:00:00.300Z"))
+    assert found == [("listed-order", "LIST-04")]
+    # equal times, times within a step of the coarser one, an offset read as the instant it names: in any order
+    assert _judged(Model(), "ListTasks", _listed("2026-12-05T10:00:00.300Z", "2026-12-05T10:00:00.300Z")) == []
+    assert _judged(Model(), "ListTasks", _listed("2026-12-05T10:00:00Z", "2026-12-05T10:00:00.900Z")) == []
+    assert _judged(Model(), "ListTasks", _listed("2026-12-05T12:00:00.500+02:00", "2026-12-05T10:00:00.400Z")) == []
 
 
 # -- the rules as data

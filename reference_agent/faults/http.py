@@ -342,3 +342,14 @@ def file_token_case_blind(request: web.Request, response: web.StreamResponse) ->
 @wire.served(RPC_ROUTE, TURNS_ROUTE)
 def answers_cache_public(request: web.Request, response: web.Response) -> None:
     response.headers["Cache-Control"] = "public, max-age=300"
+
+
+@declare(
+    "not-found-http-404",
+    "a JSON-RPC answer with error -32001 (task not found) comes with HTTP 404 (a REST habit), its body unchanged",
+    "BIND-03",
+)
+@wire.responses
+def not_found_http_404(call: wire.Call, response: web.Response) -> None:
+    if (call.answer.get("error") or {}).get("code") == -32001:
+        response.set_status(404)

@@ -240,3 +240,15 @@ class TotalIgnoresStatusFilter(Paging):
 class WrongTotalSize(Paging):
     def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
         return len(page)
+
+
+@declare(
+    "filtered-list-oldest-first",
+    "ListTasks with a status filter lists each page oldest first (the filtered query's ORDER BY ascending)",
+    "LIST-04",
+)
+@wire.answers
+def filtered_list_oldest_first(call: wire.Call) -> None:
+    result = call.answer.get("result")
+    if call.method == "ListTasks" and call.params.get("status") and isinstance(result, dict):
+        result["tasks"] = list(reversed(result.get("tasks") or []))
