@@ -31,13 +31,27 @@ def keyed(a2a_target: Target) -> Target:
     return a2a_target
 
 
-# Two ways a request carries no key the Runtime knows: none at all, and one it never issued.
-NO_KEY_FORMS = {"no-key": None, "unknown-key": "not-a-key"}
+# Ways a request carries no key the Runtime knows: none at all, one it never issued, and the twins of the kit's own
+# key (a key compared by its beginning, cut to a length, or without its case is a key any near guess opens).
+NO_KEY_FORMS = {
+    "no-key": lambda key: None,
+    "unknown-key": lambda key: f"not-a-key-{uuid.uuid4().hex}",
+    "key-and-one-more": lambda key: key + "x",
+    "key-but-its-last": lambda key: key[:-1],
+    "one-more-and-key": lambda key: "x" + key,
+    "key-in-other-case": lambda key: key.swapcase(),
+}
+
+
+def _twin_key(a2a_client: A2AClient, form: str) -> str | None:
+    key = NO_KEY_FORMS[form](a2a_client.key or "")
+    if key is not None and (key == a2a_client.key or not key):
+        not_applicable(f"the kit's key has no {form} twin (a key without letters has no other case)")
+    return key
 
 
 def _without_key(a2a_client: A2AClient, form: str) -> A2AClient:
-    key = NO_KEY_FORMS[form]
-    return a2a_client.with_(key=None if key is None else f"{key}-{uuid.uuid4().hex}")
+    return a2a_client.with_(key=_twin_key(a2a_client, form))
 
 
 @pytest.mark.req("AUTH-01")
@@ -68,8 +82,7 @@ def _feed_without_key(a2a_target: Target, a2a_client: A2AClient, key: str | None
 @pytest.mark.req("AUTH-01")
 @pytest.mark.parametrize("form", list(NO_KEY_FORMS))
 def test_change_feed_without_a_valid_key_is_401(keyed: Target, a2a_client: A2AClient, form: str):
-    key = NO_KEY_FORMS[form]
-    _refused(_feed_without_key(keyed, a2a_client, key and f"{key}-{uuid.uuid4().hex}"), 401)
+    _refused(_feed_without_key(keyed, a2a_client, _twin_key(a2a_client, form)), 401)
 
 
 def _answer(exchange: Exchange) -> tuple | None:

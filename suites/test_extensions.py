@@ -357,3 +357,37 @@ def _as_meant(files: dict | None) -> dict | None:
     if not isinstance(files, dict) or not isinstance(files.get("sha256"), str):
         return files
     return {**files, "sha256": files["sha256"].lower()}
+
+
+# -- each extension activated alone
+
+
+@pytest.mark.req("EXT-10")
+@pytest.mark.parametrize(
+    "uri",
+    [
+        pytest.param(uri, marks=[pytest.mark.scenario(SHAPE_RUNS[uri][0][0])], id=uri.rsplit("/", 2)[-2])
+        for uri in extensions.V2
+    ],
+)
+def test_an_extension_activated_alone_carries_its_data_and_no_other(
+    a2a_target: Target, a2a_client: A2AClient, uri: str, a2a_cancel_at_end
+):
+    """A client may activate one extension: its data rides as with all five (one block gated on another extension's
+    activation loses it), and no other extension's data rides beside it."""
+    declared = {e.get("uri") for e in (a2a_target.card.get("capabilities") or {}).get("extensions") or []}
+    if uri not in declared:
+        not_applicable(f"the card does not declare {uri}")
+    alone = a2a_client.with_(extensions=[uri])
+    name, argument = SHAPE_RUNS[uri][0]
+    task = alone.send(drivers.scenario(name, argument), return_immediately=True).task
+    a2a_cancel_at_end(alone, task["id"])
+    drivers.wait_for(alone, task["id"], lambda t: drivers.state(t) in drivers.SETTLED or bool(extensions.read(t, uri)))
+    task = drivers.wait_for(alone, task["id"], drivers.SETTLED) if name != "uncertain" else task
+    got = alone.get_task(task["id"], history_length=50)
+    mentions = list(extensions.profile_mentions(got.method, got.json.get("result")))
+    if not any(uri in m for m in mentions):
+        got.fail(f"with only {uri} activated, the {name} turn must carry its {uri} data, as with all five activated")
+    others = [m for m in mentions if uri not in m]
+    if others:
+        got.fail(f"with only {uri} activated, no other extension's data rides: {', '.join(others[:5])}")

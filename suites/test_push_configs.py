@@ -226,9 +226,15 @@ def test_config_inside_send_message(
     if at_once:
         drivers.answered_at_once(answer, "a push config inside SendMessage")
     listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
-    urls = {c.get("url") for c in listed.result.get("configs") or []}
-    if endpoint.url not in urls:
+    urls = {c.get("id"): c.get("url") for c in listed.result.get("configs") or []}
+    if endpoint.url not in urls.values():
         listed.fail("a config sent inside SendMessage is a config of the task, as one created by the method")
+    # The answer does not show the config: the id the client gave is the only one it knows it by.
+    if urls.get(config["id"]) != endpoint.url:
+        listed.fail(f"the config sent inside SendMessage with id {config['id']!r} is listed under that id")
+    got = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config["id"]})
+    if got.is_error or got.result.get("url") != endpoint.url:
+        got.fail(f"GetTaskPushNotificationConfig answers the config sent inside SendMessage by its id {config['id']!r}")
     delivered = endpoint.wait_for(
         lambda ds: "TASK_STATE_COMPLETED" in drivers.pushed_states(ds), a2a_pushing.push.wait_s
     )

@@ -234,3 +234,15 @@ def interaction_kept_after_answer(call: wire.Call) -> None:
             _OPENED[task["id"]] = opened
         elif task["id"] in _OPENED:
             message.setdefault("metadata", {})[INTERACTIONS] = _OPENED[task["id"]]
+
+
+@declare(
+    "plan-needs-telemetry",
+    "a caller that activated progress/v1 without telemetry/v1 gets no plan (one block, gated on telemetry/v1, "
+    "attaches both)",
+    "EXT-10",
+)
+class PlanNeedsTelemetry(Disclosure):
+    def shown(self, activated: frozenset[str]) -> frozenset[str]:
+        shown = super().shown(activated)
+        return shown if TELEMETRY in activated else shown - {PROGRESS}

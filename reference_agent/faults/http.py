@@ -353,3 +353,17 @@ def answers_cache_public(request: web.Request, response: web.Response) -> None:
 def not_found_http_404(call: wire.Call, response: web.Response) -> None:
     if (call.answer.get("error") or {}).get("code") == -32001:
         response.set_status(404)
+
+
+@declare(
+    "key-compared-by-prefix",
+    "a bearer token that begins with an application key is taken for that key (the comparison cut to the key's length)",
+    "AUTH-01",
+)
+class KeyComparedByPrefix(Gate):
+    def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
+        sent = key_of(request)
+        for key, grant in self.config.keys.items():
+            if key and sent.startswith(key):
+                return key, grant
+        return super().credentials(request)

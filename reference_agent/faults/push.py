@@ -73,6 +73,22 @@ class ConfigRewriteKept(PushConfigs):
         )
 
 
+@declare(
+    "inline-config-id-dropped",
+    "a push config inside SendMessage is stored under an id of the Agent's, not the one the client gave it",
+    "PUSH-02",
+)
+class InlineConfigIdDropped(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        configuration = served.get("configuration")
+        inline = configuration.get("taskPushNotificationConfig") if isinstance(configuration, dict) else None
+        if method == "SendMessage" and isinstance(inline, dict) and "id" in inline:
+            inline = {k: v for k, v in inline.items() if k != "id"}
+            served = {**served, "configuration": {**configuration, "taskPushNotificationConfig": inline}}
+        return served, problems
+
+
 @declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
 class DeleteNotStopping(PushConfigs):
     """A deleted config is only hidden from the config methods: its events are still delivered."""
