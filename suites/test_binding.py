@@ -44,8 +44,13 @@ def _judge_answer(exchange, method: str) -> None:
         exchange.fail('a JSON-RPC 2.0 answer has jsonrpc "2.0" and exactly one of result and error')
 
 
+# The methods a harmless call gets an error from (a task nobody has, a method a Profile v2 Agent does not serve); the
+# answers served with a result are judged by the oracle on every exchange of the run.
+REFUSED_HARMLESS = [m for m in methods.EVERY if m not in ("SendMessage", "ListTasks")]
+
+
 @pytest.mark.req("BIND-03")
-@pytest.mark.parametrize("method", methods.EVERY)
+@pytest.mark.parametrize("method", REFUSED_HARMLESS)
 def test_a_json_rpc_answer_is_no_http_refusal(a2a_target: Target, a2a_client: A2AClient, method: str):
     """A profile client reads a 4xx or 5xx as the Runtime's refusal (401, 404 an unknown Agent, 429): the Agent's
     own answer, a result or an error such as a task not found, comes with a 2xx."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from nylorun_a2a_kit.reference_agent.extensions import FILES, INTERACTIONS, PROGRESS, TELEMETRY, Disclosure
+from nylorun_a2a_kit.reference_agent.extensions import EFFECTS, FILES, INTERACTIONS, PROGRESS, TELEMETRY, Disclosure
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.interactions import Interactions
@@ -246,3 +246,15 @@ class PlanNeedsTelemetry(Disclosure):
     def shown(self, activated: frozenset[str]) -> frozenset[str]:
         shown = super().shown(activated)
         return shown if TELEMETRY in activated else shown - {PROGRESS}
+
+
+@declare(
+    "extension-data-only-with-all-five",
+    "a caller gets extension data only when it activated all five extensions (the gate tests the profile v2 set, not "
+    "each extension)",
+    "EXT-10",
+)
+class ExtensionDataOnlyWithAllFive(Disclosure):
+    def shown(self, activated: frozenset[str]) -> frozenset[str]:
+        shown = super().shown(activated)
+        return shown if {INTERACTIONS, EFFECTS, PROGRESS, TELEMETRY, FILES} <= activated else frozenset()

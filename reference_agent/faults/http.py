@@ -345,14 +345,16 @@ def answers_cache_public(request: web.Request, response: web.Response) -> None:
 
 
 @declare(
-    "not-found-http-404",
-    "a JSON-RPC answer with error -32001 (task not found) comes with HTTP 404 (a REST habit), its body unchanged",
+    "errors-http-4xx",
+    "a JSON-RPC error answer comes with an HTTP 4xx, as a REST binding would give it (404 for a task or config not "
+    "found, 400 for the others), its body unchanged",
     "BIND-03",
 )
 @wire.responses
-def not_found_http_404(call: wire.Call, response: web.Response) -> None:
-    if (call.answer.get("error") or {}).get("code") == -32001:
-        response.set_status(404)
+def errors_http_4xx(call: wire.Call, response: web.Response) -> None:
+    code = (call.answer.get("error") or {}).get("code")
+    if isinstance(code, int):
+        response.set_status(404 if code == -32001 else 400)
 
 
 @declare(

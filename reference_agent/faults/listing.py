@@ -244,11 +244,13 @@ class WrongTotalSize(Paging):
 
 @declare(
     "filtered-list-oldest-first",
-    "ListTasks with a status filter lists each page oldest first (the filtered query's ORDER BY ascending)",
+    "ListTasks with a filter (contextId, status or statusTimestampAfter) lists each page oldest first (the filtered "
+    "query's ORDER BY ascending)",
     "LIST-04",
 )
 @wire.answers
 def filtered_list_oldest_first(call: wire.Call) -> None:
     result = call.answer.get("result")
-    if call.method == "ListTasks" and call.params.get("status") and isinstance(result, dict):
+    filtered = any(call.params.get(name) for name in ("contextId", "status", "statusTimestampAfter"))
+    if call.method == "ListTasks" and filtered and isinstance(result, dict):
         result["tasks"] = list(reversed(result.get("tasks") or []))
