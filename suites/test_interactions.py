@@ -128,6 +128,19 @@ def test_connection_is_answered_with_connected(a2a_v2_client: A2AClient):
         a2a_v2_client.get_task(task["id"]).fail("after {connected: true} the turn goes on and completes")
 
 
+@pytest.mark.req("INTER-07")
+@pytest.mark.scenario("connect")
+def test_connection_answered_not_connected_does_not_run_the_action(a2a_v2_client: A2AClient):
+    """{connected: false} is an answer, not a connection made: what the turn does next is the Agent's (pause again,
+    fail, end), but the action that needed the connection does not run."""
+    task = _paused(a2a_v2_client, "connect")
+    exchange = drivers.answer(a2a_v2_client, task, value={"connected": False})
+    final = drivers.settle(a2a_v2_client, exchange.task) if not exchange.is_error else task
+    if CONNECTED_ACTION in _texts(final):
+        a2a_v2_client.get_task(task["id"]).fail("after {connected: false} the action that needed the connection runs")
+    drivers.cancel_quietly(a2a_v2_client, task["id"])
+
+
 # Each kind of interaction, with an answer of the right field for it (and so both fields, when one is added).
 ANSWERS = {"approve": {"approved": True}, "ask": {"value": "green"}, "connect": {"value": {"connected": True}}}
 BY_KIND = [pytest.param(name, marks=pytest.mark.scenario(name)) for name in PAUSE]

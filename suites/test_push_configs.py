@@ -73,7 +73,7 @@ def test_config_methods_round_trip(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
 ):
     task = _paused(a2a_client, a2a_cancel_at_end)
-    url = a2a_push_receiver.endpoint().url
+    url = a2a_push_receiver.endpoint().url + "?kit=" + new_id()  # a URL's query is part of the URL, kept as sent
     created = drivers.create_push_config(a2a_client, task["id"], url, token="tok-" + new_id()).ok()
     config_id = created.get("id")
     if not config_id or created.get("url") != url:

@@ -60,6 +60,27 @@ def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClie
 
 @pytest.mark.req("TEL-03")
 @pytest.mark.scenario("echo")
+def test_each_turn_of_a_conversation_joins_its_own_trace(a2a_target: Target, a2a_v2_client: A2AClient):
+    """The second of two turns in one conversation, started with another trace, joins that one (a trace context
+    kept per conversation joins the first)."""
+    context, reported = drivers.new_context(), []
+    for _ in range(2):
+        trace_id = secrets.token_hex(16)
+        traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+        task = _ended(
+            a2a_v2_client, traceparent=traceparent, traceparent_in=a2a_target.traceparent_in, context_id=context
+        )
+        reported.append(((_telemetry(task) or {}).get("traceId"), trace_id, task["id"]))
+    for got, sent, task_id in reported:
+        if got != sent:
+            a2a_v2_client.get_task(task_id).fail(
+                f"each turn of conversation {context} joins the trace its own traceparent names: {sent}, "
+                f"but reports {got!r}"
+            )
+
+
+@pytest.mark.req("TEL-03")
+@pytest.mark.scenario("echo")
 @pytest.mark.parametrize("spelling", axes.members("TEL-03", "spellings"))
 def test_the_traceparent_is_read_however_its_name_is_written(a2a_target: Target, a2a_v2_client: A2AClient, spelling):
     if a2a_target.traceparent_in != "header":

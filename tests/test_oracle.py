@@ -338,6 +338,17 @@ def test_a_config_read_otherwise_than_its_last_create_answered_is_found():
     assert _read(deleted, "ListTaskPushNotificationConfigs", CONFIG) == [("push-config-reads", "PUSH-01")]
 
 
+def test_a_create_answering_another_url_than_sent_is_found():
+    sent = {"taskId": "t-1", "url": "http://127.0.0.1:9/a?kit=1"}
+    created = "CreateTaskPushNotificationConfig"
+    dropped = {**CONFIG, "url": "http://127.0.0.1:9/a"}
+    assert _judged(Model(), created, dropped, sent) == [("push-config-reads", "PUSH-01")]
+    assert _judged(Model(), created, {**CONFIG, "url": "HTTP://127.0.0.1:9/a?kit=1"}, sent) == []  # RFC 3986 §6.2.2.1
+    assert _judged(Model(), created, {**CONFIG, "url": "http://127.0.0.1:9/A?kit=1"}, sent) == [
+        ("push-config-reads", "PUSH-01")
+    ]
+
+
 def test_config_reads_left_open_are_not_judged():
     same = {**CONFIG, "tenant": "", "authentication": {"scheme": "", "credentials": ""}}  # ProtoJSON's defaults
     assert _read(_config_model(CONFIG), "GetTaskPushNotificationConfig", same) == []
@@ -348,7 +359,7 @@ def test_config_reads_left_open_are_not_judged():
     result = {**CONFIG, "url": "x"}
     assert _judged(other, "GetTaskPushNotificationConfig", result, {"taskId": "t-1", "id": "p-1"}, OTHER_SUBJECT) == []
     # a Create answered: recorded, never judged itself; a refused second Create leaves the first standing
-    assert _judged(Model(), "CreateTaskPushNotificationConfig", CONFIG, {"taskId": "t-1", "url": "x"}) == []
+    assert _judged(Model(), "CreateTaskPushNotificationConfig", CONFIG, {"taskId": "t-1", "url": CONFIG["url"]}) == []
 
 
 def test_a_config_inside_send_message_leaves_the_tasks_configs_unjudged():

@@ -258,3 +258,33 @@ class ExtensionDataOnlyWithAllFive(Disclosure):
     def shown(self, activated: frozenset[str]) -> frozenset[str]:
         shown = super().shown(activated)
         return shown if {INTERACTIONS, EFFECTS, PROGRESS, TELEMETRY, FILES} <= activated else frozenset()
+
+
+@declare(
+    "connection-any-value-connects",
+    "a connection answered with any value counts as made ({connected: false} too: the value object is tested, not "
+    "its connected member)",
+    "INTER-07",
+)
+class ConnectionAnyValueConnects(Interactions):
+    def connected(self, answer: dict[str, Any]) -> bool:
+        return bool(answer.get("value"))
+
+
+_FIRST_TRACE: dict[Any, str] = {}  # trace-kept-per-conversation: each conversation's first trace id answered
+
+
+@declare(
+    "trace-kept-per-conversation",
+    "a conversation's later turns report the trace its first turn joined, whatever trace their traceparent names "
+    "(the trace context cached per conversation), on every method that shows a task",
+    "TEL-03",
+)
+@wire.answers
+def trace_kept_per_conversation(call: wire.Call) -> None:
+    for task in call.tasks():
+        message = (task.get("status") or {}).get("message")
+        for holder in (task, message if isinstance(message, dict) else {}):
+            data = (holder.get("metadata") or {}).get(TELEMETRY)
+            if isinstance(data, dict) and isinstance(data.get("traceId"), str):
+                data["traceId"] = _FIRST_TRACE.setdefault(task.get("contextId"), data["traceId"])

@@ -89,6 +89,18 @@ class InlineConfigIdDropped(Reading):
         return served, problems
 
 
+@declare(
+    "config-url-query-dropped",
+    "a push config's url is stored rebuilt from its scheme, host and path: its query is dropped (Create's answer, Get, "
+    "List and the deliveries all use the url without it)",
+    "PUSH-01",
+)
+class ConfigUrlQueryDropped(PushConfigs):
+    def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:
+        parts = urlsplit(params["url"])
+        return super().create(task, {**params, "url": parts._replace(query="").geturl()}, extensions)
+
+
 @declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
 class DeleteNotStopping(PushConfigs):
     """A deleted config is only hidden from the config methods: its events are still delivered."""
