@@ -4,7 +4,9 @@ fails under the reference agent's faults it names as its proof, in a run of the 
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -373,6 +375,33 @@ def test_a_config_inside_send_message_leaves_the_tasks_configs_unjudged():
         oracle.sending(ME, body)
         oracle.observe(ME, body, [{"jsonrpc": "2.0", "id": 1, "result": {"task": _task()}}], sent_at=6.0)
     assert _read(model, "GetTaskPushNotificationConfig", {**CONFIG, "url": "http://127.0.0.1:9/z"}) == []
+
+
+# -- file-digest
+
+
+def _file_artifact(content: bytes, size: int, sha256: str) -> dict:
+    data = {"kind": "file", "version": 2, "size": size, "sha256": sha256, "path": "notes/a.txt"}
+    raw = base64.b64encode(content).decode()
+    return {"artifactId": "a-1", "parts": [{"raw": raw}], "metadata": {oracle.on_files.FILES: data}}
+
+
+def test_a_files_size_or_digest_not_of_its_bytes_is_found_on_every_channel():
+    right = hashlib.sha256(b"v2").hexdigest()
+    wrong = hashlib.sha256(b"v1").hexdigest()
+    for artifact, found in [
+        (_file_artifact(b"v2", 2, right), []),
+        (_file_artifact(b"v2", 2, right.upper()), []),  # either case
+        (_file_artifact(b"v2", 2, wrong), [("file-digest", "FILE-02")]),
+        (_file_artifact(b"v2", 3, right), [("file-digest", "FILE-02")]),
+    ]:
+        assert _judged(Model(), "GetTask", _task(artifacts=[artifact])) == found
+        listed = {"tasks": [_task(artifacts=[artifact])]}
+        assert _judged(Model(), "ListTasks", listed, {"includeArtifacts": True}) == found
+        update = {"artifactUpdate": {"taskId": "t-1", "contextId": "c-1", "artifact": artifact}}
+        assert _judged(Model(), "(push)", update) == found
+    url_part = {**_file_artifact(b"v2", 3, wrong), "parts": [{"url": "http://127.0.0.1:9/f"}]}
+    assert _judged(Model(), "GetTask", _task(artifacts=[url_part])) == []  # FILE-02's check fetches it
 
 
 # -- shared-cache

@@ -198,6 +198,24 @@ class WrongSha256(Files):
         return metadata
 
 
+_FIRST_DIGEST: dict[str, dict[str, Any]] = {}  # file-digest-of-first-version: each path's first size and sha256
+
+
+@declare(
+    "file-digest-of-first-version",
+    "a changed file's files/v1 size and sha256 are those of the first version published at its path (the digest "
+    "cached by path)",
+    "FILE-02",
+)
+class FileDigestOfFirstVersion(Files):
+    def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
+        metadata = super().metadata(path, version, data)
+        if metadata is not None:
+            first = _FIRST_DIGEST.setdefault(path, {k: metadata[FILES][k] for k in ("size", "sha256")})
+            metadata[FILES].update(first)
+        return metadata
+
+
 @declare("file-size-as-string", "files/v1 size is sent as a string", "EXT-07")
 class FileSizeAsString(Files):
     def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
