@@ -71,9 +71,13 @@ def test_file_artifacts_carry_files_data(a2a_v2_client: A2AClient, scenario: str
 
 @pytest.mark.req("FILE-02")
 @pytest.mark.scenario("file")
-def test_size_and_sha256_match_the_bytes(a2a_v2_client: A2AClient):
-    content = f"line one {secrets.token_hex(4)} naïve ✓"
-    task = _write(a2a_v2_client, "reports/check.txt", content)
+@pytest.mark.parametrize("version", ["first", "changed"])
+def test_size_and_sha256_match_the_bytes(a2a_v2_client: A2AClient, version: str):
+    """The first version of a file at a path, and a later one: a digest kept from the first is the wrong file's."""
+    context = drivers.new_context()
+    for _ in range(1 if version == "first" else 2):
+        content = f"line one {secrets.token_hex(4)} naïve ✓"
+        task = _write(a2a_v2_client, "reports/check.txt", content, context_id=context)
     for artifact in _file_artifacts(task):
         file = (artifact.get("metadata") or {}).get(extensions.FILES) or {}
         for part in artifact["parts"]:
