@@ -8,11 +8,13 @@ from typing import Any
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.engine import Cancelling
 from nylorun_a2a_kit.reference_agent.errors import RpcError
+from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.listing import Page, Paging
 from nylorun_a2a_kit.reference_agent.policies import Access, Conversations, Queueing, context_busy, delivery
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
-from nylorun_a2a_kit.reference_agent.store import Store, TaskRecord
+from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord
 
 
 @declare("busy-refused", "a message to a busy context is refused CONTEXT_BUSY instead of queued", "QUEUE-01")
@@ -119,3 +121,25 @@ class QueueKeepsNewest(MessageQueue):
             (agent_id, subject, context_id),
         )
         super().add(agent_id, subject, context_id, *rest)
+
+
+@declare(
+    "reject-when-conversation-has-tasks",
+    'delivery "reject" is refused CONTEXT_BUSY whenever the conversation has a task, running or not (the busy test '
+    "checks for a task row, not its state)",
+    "QUEUE-06",
+)
+@wire.answers
+def reject_when_conversation_has_tasks(call: wire.Call) -> None:
+    message = call.params.get("message") or {}
+    task = (call.answer.get("result") or {}).get("task")
+    if call.method != "SendMessage" or delivery(call.params) != "reject" or message.get("taskId") or not task:
+        return
+    found = TaskFilter(
+        call.http.match_info.get("agent_id"), call.http.headers.get("Nylorun-Subject"), task["contextId"]
+    )
+    earlier = [
+        t for t in serving(call.http.app).engine.store.page(found, before_seq=None, limit=5) if t.id != task["id"]
+    ]
+    if earlier:
+        call.answer_error(context_busy(earlier[0]))
