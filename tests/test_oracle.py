@@ -349,6 +349,10 @@ def test_a_create_answering_another_url_than_sent_is_found():
     assert _judged(Model(), created, {**CONFIG, "url": "http://127.0.0.1:9/A?kit=1"}, sent) == [
         ("push-config-reads", "PUSH-01")
     ]
+    pathless = {"taskId": "t-1", "url": "http://h.example?Kit=1"}  # a query after no path keeps its case too
+    assert _judged(Model(), created, {**CONFIG, "url": "http://H.example?kit=1"}, pathless) == [
+        ("push-config-reads", "PUSH-01")
+    ]
 
 
 def test_config_reads_left_open_are_not_judged():
@@ -414,6 +418,8 @@ def test_a_files_size_or_digest_not_of_its_bytes_is_found_on_every_channel():
         (["max-age=60", "s-maxage=60"], True),
         (["must-revalidate"], True),
         (['private="Set-Cookie", public'], True),  # private naming a field keeps only that field from shared caches
+        (['private="Set-Cookie, X-Key", public'], True),  # … a quoted list of fields, commas and all
+        (['no-cache="Set-Cookie, X-Key", private'], False),
         ([], False),
         (["max-age=300"], False),
         (["public, no-store"], False),
