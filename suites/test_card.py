@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures.client import fetch, http_client
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
@@ -48,7 +49,13 @@ def test_card_is_served_where_the_client_looks(a2a_target: Target, card_exchange
     card = _card(card_exchange)
     if "application/json" not in card_exchange.response_headers.get("content-type", ""):
         card_exchange.fail("the Agent Card is not served as application/json")
-    assert isinstance(card, dict)
+    problems = schemas.violations(card, "a2a/AgentCard.json")
+    if problems:
+        card_exchange.fail(
+            "the Agent Card is not a valid A2A 1.0 AgentCard (the run read it without the members named): "
+            + "; ".join(str(p) for p in problems[:5])
+            + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+        )
 
 
 @pytest.mark.req("CARD-02")

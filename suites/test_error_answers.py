@@ -15,7 +15,8 @@ from nylorun_a2a_kit.fixtures.requirements import not_applicable
 from nylorun_a2a_kit.fixtures.scenarios import drivers, methods
 from nylorun_a2a_kit.fixtures.target import Target
 
-# Ids of every form JSON-RPC 2.0 allows (null aside, which is a notification's mark in practice).
+# Ids of every form JSON-RPC 2.0 allows; null, which some servers mistake for a notification, is ERR-14's
+# (suites/test_responses.py).
 REQUEST_IDS = {
     "string": "kit-string-id",
     "integer": 7,

@@ -3,6 +3,8 @@ inside SendMessage, and the card's capability, with a push secret and without.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
@@ -90,6 +92,70 @@ def test_config_methods_round_trip(
         after.fail("after DeleteTaskPushNotificationConfig, Get answers not found")
     again = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
     if config_id in [c.get("id") for c in again.result.get("configs") or []]:
+        again.fail("a deleted config is no longer listed")
+
+
+def _answered(client: A2AClient, task: dict) -> None:
+    drivers.wait_for(client, drivers.resume(client, task, "question").task["id"], drivers.TERMINAL)
+
+
+def _canceled(client: A2AClient, task: dict) -> None:
+    client.cancel(task["id"])
+    drivers.wait_for(client, task["id"], drivers.TERMINAL)
+
+
+def _question(client: A2AClient) -> dict:
+    return drivers.paused_on(client, "question")
+
+
+Ending = Callable[[A2AClient, dict], None] | None
+# The task each member holds while its config is written and read: paused on each interruption, and ended in each
+# terminal state, the config created after the end or before it (then the task answered, or canceled).
+HELD_IN: dict[str, tuple[str, Callable[[A2AClient], dict], Ending]] = {
+    "task-state.paused-on-a-question": ("ask", _question, None),
+    "task-state.paused-on-an-approval": ("approve", lambda client: drivers.paused_on(client, "approval"), None),
+    "task-state.completed-after-create": ("ask", _question, _answered),
+    "task-state.canceled-after-create": ("ask", _question, _canceled),
+    "task-state.completed": ("complete", lambda client: drivers.ended_in(client, "TASK_STATE_COMPLETED"), None),
+    "task-state.failed": ("fail", lambda client: drivers.ended_in(client, "TASK_STATE_FAILED"), None),
+    "task-state.canceled": ("ask", lambda client: drivers.ended_in(client, "TASK_STATE_CANCELED"), None),
+}
+
+
+@pytest.mark.req("PUSH-01")
+@pytest.mark.parametrize("held", [pytest.param(h, marks=pytest.mark.scenario(s)) for h, (s, *_) in HELD_IN.items()])
+def test_config_methods_serve_a_task_in_each_state(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end, held: str
+):
+    _, make, end = HELD_IN[held]
+    task = make(a2a_client)
+    a2a_cancel_at_end(a2a_client, task["id"])
+    url = a2a_push_receiver.endpoint().url + "?kit=" + new_id()
+    created = drivers.create_push_config(a2a_client, task["id"], url, token="tok-" + new_id())
+    ended = drivers.state(task) in drivers.TERMINAL
+    if ended and created.is_error and created.error.get("code", 0) <= -32000:
+        # A2A says nothing of a config written on a task that ended: an A2A error refusing it is a reading.
+        not_applicable(f"the Agent refuses a push config on a task that ended: {created.error.get('message')!r}")
+    config_id = created.ok().get("id")
+    if not config_id or created.result.get("url") != url:
+        created.fail("CreateTaskPushNotificationConfig answers the config with its id and the url sent")
+    if end is not None:
+        end(a2a_client, task)
+    got = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
+    listed = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    in_list = config_id in [c.get("id") for c in (listed.ok().get("configs") or []) if isinstance(c, dict)]
+    if end is not None and got.is_error and not in_list:
+        return  # the Agent dropped the configs of a task that ended, by both reads: A2A does not make them outlive it
+    if got.is_error or got.result.get("id") != config_id or got.result.get("url") != url:
+        got.fail(f"GetTaskPushNotificationConfig answers the config created on a task {held.split('.')[-1]}")
+    if not in_list:
+        listed.fail(f"ListTaskPushNotificationConfigs lists the config Get answers, on a task {held.split('.')[-1]}")
+    a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+    after = a2a_client.call("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id})
+    if not after.is_error:
+        after.fail("after DeleteTaskPushNotificationConfig, Get answers not found")
+    again = a2a_client.call("ListTaskPushNotificationConfigs", {"taskId": task["id"]})
+    if config_id in [c.get("id") for c in again.ok().get("configs") or [] if isinstance(c, dict)]:
         again.fail("a deleted config is no longer listed")
 
 

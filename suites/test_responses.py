@@ -62,8 +62,9 @@ def _with_a_field_of_the_wrong_type(method: str) -> dict[str, Any]:
     return {**_good_params(method), _required(method)[0]: ["kit-wrong-type"]}
 
 
-def _answered(client: A2AClient, method: str, params: dict[str, Any]) -> None:
-    body = json.dumps({"jsonrpc": "2.0", "id": new_id("req"), "method": method, "params": params}).encode()
+def _answered(client: A2AClient, method: str, params: dict[str, Any], request_id: Any = ...) -> Any:
+    request_id = new_id("req") if request_id is ... else request_id
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
     headers = {**client.headers(), "Accept": "application/json, text/event-stream"}
     exchange = client.post(body, method=method, headers=headers)
     if exchange.status is not None and 400 <= exchange.status < 500 and not looks_like_jsonrpc(exchange):
@@ -73,6 +74,7 @@ def _answered(client: A2AClient, method: str, params: dict[str, Any]) -> None:
     task = exchange.json.get("result", {}) if isinstance(exchange.json, dict) else {}
     if method == "SendMessage" and isinstance(task, dict) and isinstance(task.get("task"), dict):
         drivers.cancel_quietly(client, task["task"].get("id", ""))
+    return exchange
 
 
 @pytest.mark.req("ERR-14")
@@ -91,3 +93,15 @@ def test_a_request_missing_a_required_field_gets_a_response(a2a_client: A2AClien
 @pytest.mark.parametrize("method", [m for m in METHODS if _required(m)])
 def test_a_request_with_a_field_of_the_wrong_type_gets_a_response(a2a_client: A2AClient, method: str):
     _answered(a2a_client, method, _with_a_field_of_the_wrong_type(method))
+
+
+@pytest.mark.req("ERR-14")
+@pytest.mark.parametrize("method", METHODS)
+def test_a_request_with_id_null_gets_a_response(a2a_client: A2AClient, method: str):
+    # JSON-RPC 2.0 §4: an id is "a String, Number, or NULL value if included", and a notification is a request
+    # without the id member (§4.1). A null id is discouraged, so any Response passes, a -32600 refusal included;
+    # no Response (served as a notification), or one naming another id, does not.
+    exchange = _answered(a2a_client, method, _good_params(method), request_id=None)
+    answered = exchange.json.get("id", "no id")
+    if answered is not None:
+        exchange.fail(f"a request with id null is answered with id null (JSON-RPC 2.0 §5), got {answered!r}")

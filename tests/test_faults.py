@@ -116,11 +116,13 @@ def test_clean_reference_agent_passes_everything(fault_runs):
 
 def test_the_oracle_judges_every_answer_of_a_clean_run(fault_runs):
     """Every JSON-RPC answer the clean run read (each event of a stream too), every push delivery and every feed page
-    went through the oracle, every answer was judged, and it found nothing wrong with the reference agent."""
+    went through the oracle, every answer was judged, and it found nothing wrong with the reference agent; and the
+    run sent every form of every request member the schemas have (oracle.inputs), but those left out with a reason."""
     read = fault_runs[CLEAN].result().published_summary().get("oracle")
     assert read, "the clean run's summary says nothing of the oracle"
     assert read["answers"] == read["judged"] and read["disagreements"] == 0, read
     assert read["answers"] >= read["requests"] * 0.9 and read["pushed"] and read["feed_pages"], read
+    assert read["inputs_not_sent"] == [], f"forms of the request schemas no check sent: {read['inputs_not_sent']}"
 
 
 STREAM_RULES = ("STREAM-01", "STREAM-02", "STREAM-03", "STREAM-05", "STREAM-06", "STREAM-07")

@@ -209,11 +209,13 @@ def card_server():
 
 
 @pytest.mark.slow
-def test_invalid_card_ends_the_run_in_one_line(tmp_path, card_server):
+def test_a_card_that_is_no_json_object_ends_the_run_in_one_line(tmp_path, card_server):
+    # A card that is an object but breaks the AgentCard schema is CARD-01's failure (the fault
+    # card-capability-as-text proves it); one that is no object at all leaves nothing to read.
     base, served = card_server
-    served["card"] = {"name": "no version, no interfaces"}
+    served["card"] = ["a list, not a card"]
     verdicts = run_suites(tmp_path, f"--target-url={base}/v1/a2a/agents/support", timeout_s=60)
-    assert "not a valid A2A 1.0 AgentCard" in _one_error_line(verdicts), verdicts.output
+    assert "is not a JSON object" in _one_error_line(verdicts), verdicts.output
 
 
 @pytest.mark.slow

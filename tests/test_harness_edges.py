@@ -3,6 +3,7 @@ shape, the receiver's public URL per worker, and which gate arguments name the k
 
 from __future__ import annotations
 
+import copy
 import types
 
 import httpx
@@ -165,3 +166,22 @@ def test_the_stream_rule_passes_what_a2a_allows_and_fails_each_break(events, clo
         assert problem is None, problem
     else:
         assert problem is not None and problem.startswith(expected_problem), problem
+
+
+def test_a_card_is_read_without_the_members_that_break_its_schema():
+    from nylorun_a2a_kit.fixtures.target.card import card_problems, readable_card
+    from nylorun_a2a_kit.reference_agent.card import agent_card
+    from nylorun_a2a_kit.reference_agent.config import AgentConfig
+
+    good = agent_card("support", "http://127.0.0.1:9/v1/a2a/agents/support", AgentConfig(db_path=":memory:"))
+    assert readable_card(good) == good and not card_problems(good)
+    served = copy.deepcopy(good)
+    served["supportedInterfaces"][0]["protocolVersion"] = 1.0
+    served["capabilities"]["streaming"] = "false"
+    served["skills"].append("a skill written as text")
+    read = readable_card(served)
+    assert "protocolVersion" not in read["supportedInterfaces"][0]
+    assert "streaming" not in read["capabilities"]
+    assert read["skills"] == good["skills"]
+    assert read["name"] == good["name"] and served["capabilities"]["streaming"] == "false", "the served card is kept"
+    assert len(card_problems(served)) == 3

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fnmatch
 import hashlib
 import json
 import re
@@ -505,3 +506,54 @@ def test_every_oracle_rule_fails_under_its_proof(tmp_path):
         found = dict(zip(rules.RULES, pool.map(shown, rules.RULES), strict=True))
     missing = [summary for rule, (summary, named) in found.items() if rule.name not in named]
     assert not missing, "oracle rules no failure showed under their proof:\n" + "\n".join(missing)
+
+
+def test_every_form_of_a_request_member_is_an_input_the_suites_must_send():
+    forms = oracle.inputs.expected()
+    for form in (
+        "ListTasks includeArtifacts=false",  # a boolean, both ways
+        "ListTasks includeArtifacts=true",
+        "ListTasks pageSize=maximum",  # a range's bounds, and past them where an Agent may refuse or clamp
+        "ListTasks pageSize=above-maximum",
+        "ListTasks statusTimestampAfter=fraction",
+        "CreateTaskPushNotificationConfig url=query",
+        "SendMessage message.parts=several-items",  # the second of two things
+        "SendMessage message.metadata[interactions/v1].value.connected=false",  # an extension's input
+        "GetTaskPushNotificationConfig taskId@task=TASK_STATE_FAILED",  # the state of what a request names
+        "SendMessage message.contextId@conversation=ended+delivery=reject",
+    ):
+        assert form in forms, form
+    assert not any(f.startswith("SubscribeToTask") for f in oracle.inputs.expected(streams=False))
+
+
+def test_a_requests_forms_are_read_from_its_values():
+    params = {
+        "pageSize": 100,
+        "includeArtifacts": False,
+        "statusTimestampAfter": "2026-01-01T00:00:00.5Z",
+        "status": "TASK_STATE_WORKING",
+        "historyLength": "ten",  # a wrong type is no form of the member
+    }
+    assert oracle.inputs.forms_of("ListTasks", params) == {
+        "ListTasks pageSize=maximum",
+        "ListTasks includeArtifacts=false",
+        "ListTasks statusTimestampAfter=fraction",
+        "ListTasks status=TASK_STATE_WORKING",
+    }
+    states = {"t-1": "TASK_STATE_FAILED"}
+    found = oracle.inputs.state_forms(
+        "SendMessage",
+        {"message": {"contextId": "c-1", "metadata": {"delivery": "reject"}}},
+        lambda task: states.get(task, "unknown"),
+        lambda context: "ended",
+    )
+    assert found == {"SendMessage message.contextId@conversation=ended+delivery=reject"}
+    assert oracle.inputs.state_forms("GetTask", {"id": "t-1"}, states.get, None) == {
+        "GetTask id@task=TASK_STATE_FAILED"
+    }
+
+
+def test_every_form_left_out_names_forms_the_schemas_have():
+    every = oracle.inputs.every_form()
+    for pattern, why in oracle.inputs.LEFT_OUT.items():
+        assert why and any(fnmatch.fnmatchcase(f, pattern) for f in every), pattern

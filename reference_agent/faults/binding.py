@@ -44,6 +44,16 @@ class AnswersNotifications(Reading):
 
 
 @declare(
+    "id-null-as-notification",
+    "a request whose id is null is served as a notification: HTTP 204, no Response",
+    "ERR-14",
+)
+class IdNullAsNotification(Reading):
+    def replies(self, request: dict[str, Any], error: RpcError | None) -> bool:
+        return request.get("id") is not None
+
+
+@declare(
     "notification-errors-answered",
     "a notification whose method fails gets the error (with id null); one that is served gets no reply",
     "ERR-12",

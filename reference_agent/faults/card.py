@@ -78,6 +78,16 @@ def card_lists_03_interface(card: Card, request: web.Request, config: AgentConfi
     card["supportedInterfaces"].append({"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
 
 
+@declare(
+    "card-capability-as-text",
+    'the card\'s capabilities.streaming is the string "false" (a configured value kept as text), not a boolean',
+    "CARD-01",
+)
+@wire.cards
+def card_capability_as_text(card: Card, request: web.Request, config: AgentConfig) -> None:
+    card["capabilities"]["streaming"] = str(card["capabilities"].get("streaming", False)).lower()
+
+
 @declare("card-wrong-content-type", "the Agent Card is served as text/plain", "CARD-01")
 @wire.served(*CARD_ROUTES)
 def card_wrong_content_type(request: web.Request, response: web.Response) -> None:

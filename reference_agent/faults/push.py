@@ -101,6 +101,22 @@ class ConfigUrlQueryDropped(PushConfigs):
         return super().create(task, {**params, "url": parts._replace(query="").geturl()}, extensions)
 
 
+@declare(
+    "config-list-empty-once-task-failed",
+    "ListTaskPushNotificationConfigs answers no config on a task that failed or was canceled (its query skips tasks "
+    "that ended in error); Get still answers each, and each is still delivered to",
+    "PUSH-01",
+)
+class ConfigListEmptyOnceTaskFailed(PushConfigs):
+    def list(self, task: Any) -> list[Config]:
+        if getattr(task, "state", None) in ("TASK_STATE_FAILED", "TASK_STATE_CANCELED"):
+            return []
+        return super().list(task)
+
+    def deliverable(self, task: Any) -> list[Config]:
+        return super().list(task)
+
+
 @declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
 class DeleteNotStopping(PushConfigs):
     """A deleted config is only hidden from the config methods: its events are still delivered."""
