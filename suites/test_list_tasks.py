@@ -199,6 +199,19 @@ def test_pages_walk_every_task_once(a2a_client: A2AClient, five_tasks):
 
 
 @pytest.mark.req("LIST-07")
+@pytest.mark.parametrize("page_size", [5, 1], ids=["one-full-page", "five-full-pages"])
+def test_a_full_page_that_holds_the_last_task_is_the_last(a2a_client: A2AClient, five_tasks, page_size: int):
+    # A page as full as asked may still be the last: "more follow" is no guess from a full page (LIST-07).
+    context, tasks = five_tasks
+    listed, pages = drivers.list_walk(a2a_client, page_size, contextId=context)
+    if sorted(t["id"] for t in listed) != sorted(t["id"] for t in tasks):
+        pages[-1].fail(f"the walk by {page_size} must list the conversation's five tasks, listed {len(listed)}")
+    last = next(p for p in pages if tasks[0]["id"] in _ids(p))  # the oldest change is listed last
+    if last.result["nextPageToken"] != "":
+        last.fail(f'the page with the last of the five tasks (by {page_size}) is the last page: nextPageToken ""')
+
+
+@pytest.mark.req("LIST-07")
 def test_single_page_has_empty_next_token(a2a_client: A2AClient):
     exchange = a2a_client.list_tasks(contextId=drivers.new_context())
     if exchange.result.get("nextPageToken") != "":

@@ -45,6 +45,8 @@ def _task(history: list[dict] | None = None, status: dict | None = None, **more)
 
 
 def _judged(model: Model, method: str, result, params: dict | None = None, caller=ME, sent_at: float = 10.0):
+    if params is None and method == "GetTask":
+        params = {"historyLength": 50}  # history asked for, as the checks that read it ask (TASK-08)
     return [
         (d.rule, d.requirement) for d in rules.judge(model, Answer(caller, method, params or {}, result, sent_at, 11.0))
     ]
@@ -557,3 +559,106 @@ def test_every_form_left_out_names_forms_the_schemas_have():
     every = oracle.inputs.every_form()
     for pattern, why in oracle.inputs.LEFT_OUT.items():
         assert why and any(fnmatch.fnmatchcase(f, pattern) for f in every), pattern
+
+
+# -- what an answer answers, a page as a whole, an error's reason, a turn's end
+
+
+def test_an_answer_in_another_conversation_than_the_one_chosen_is_found():
+    model = Model()
+    sent = {"message": {"messageId": "m-9", "role": "ROLE_USER", "contextId": "c-mine", "parts": [{"text": "x"}]}}
+    assert ("sent-context", "SEND-06") in _judged(model, "SendMessage", {"task": _task()}, sent)
+    assert _judged(model, "SendMessage", {"task": _task(contextId="c-mine")}, sent) == []
+    direct = {"message": {**_message("a-1", "ROLE_AGENT"), "contextId": "c-minted"}}
+    assert ("sent-context", "SEND-06") in _judged(model, "SendMessage", direct, sent)
+
+
+def test_a_read_answering_another_task_than_named_is_found():
+    model = _model_with_task()
+    assert ("answered-task", "TASK-02") in _judged(model, "GetTask", _task(id="t-2"), {"id": "t-1"})
+    assert _judged(model, "GetTask", _task(), {"id": "t-1"}) == []
+    paused = {"state": "TASK_STATE_INPUT_REQUIRED", "timestamp": "2026-12-05T10:00:00Z"}
+    _judged(model, "GetTask", _task(status=paused), {"id": "t-1"})
+    reply = {"message": {"messageId": "m-2", "role": "ROLE_USER", "taskId": "t-1", "parts": [{"text": "y"}]}}
+    assert ("answered-task", "TASK-03") in _judged(model, "SendMessage", {"task": _task(id="t-2")}, reply)
+
+
+def test_a_task_seen_ended_shown_in_another_state_later_is_found():
+    model = _model_with_task()
+    _judged(model, "GetTask", _task(), {"id": "t-1"}, sent_at=10.0)  # read ended at 11.0
+    failed = {"state": "TASK_STATE_FAILED", "timestamp": "2026-12-05T10:00:01Z"}
+    assert ("terminal-kept", "TASK-02") in _judged(model, "GetTask", _task(status=failed), {"id": "t-1"}, sent_at=12)
+    assert _judged(model, "GetTask", _task(status=failed), {"id": "t-1"}, sent_at=10.5) == []  # sent before the read
+    assert ("terminal-kept", "PUSH-05") in _judged(model, "(push)", {"task": _task(status=failed)})
+    working = {"state": "TASK_STATE_WORKING", "timestamp": "2026-12-05T09:59:59Z"}
+    assert _judged(model, "(push)", {"statusUpdate": {"taskId": "t-1", "status": working}}) == []  # a late retry
+
+
+def test_artifacts_sharing_an_id_are_found():
+    twice = [{"artifactId": "a-1", "parts": [{"text": "x"}]}, {"artifactId": "a-1", "parts": [{"text": "y"}]}]
+    assert ("distinct-artifacts", "SHAPE-02") in _judged(Model(), "GetTask", _task(artifacts=twice))
+
+
+def test_history_answered_without_history_length_is_found_on_get_task_only():
+    shown = _task(history=[_message("m-1", "ROLE_USER")])
+    assert ("unasked-history", "TASK-08") in _judged(Model(), "GetTask", shown, {"id": "t-1"})
+    assert _judged(Model(), "GetTask", shown, {"id": "t-1", "historyLength": 1}) == []
+
+
+def test_a_page_breaking_its_filters_or_sizes_is_found():
+    page = {"tasks": [_task(), _task(id="t-2")], "nextPageToken": "", "pageSize": 1, "totalSize": 1}
+    found = _judged(Model(), "ListTasks", page, {"contextId": "c-2", "status": "TASK_STATE_WORKING", "pageSize": 1})
+    assert {("page-filters", "LIST-01"), ("page-filters", "LIST-02"), ("page-sizes", "LIST-12")} <= set(found)
+    assert ("page-sizes", "LIST-08") in found
+    whole = {"tasks": [_task()], "nextPageToken": "", "pageSize": 50, "totalSize": 1}
+    assert _judged(Model(), "ListTasks", whole, {"contextId": "c-1", "status": "TASK_STATE_UNSPECIFIED"}) == []
+
+
+def test_a_first_page_holding_every_task_of_an_ended_conversation_with_a_token_is_found():
+    model = _model_with_task()
+    model.state_seen("t-1", "TASK_STATE_COMPLETED")
+    model.tasks["t-1"].context = "c-1"
+    model.state_seen("t-1", "TASK_STATE_COMPLETED")
+    page = {"tasks": [_task()], "nextPageToken": "next", "pageSize": 1, "totalSize": 1}
+    assert ("last-page-token", "LIST-07") in _judged(model, "ListTasks", page, {"contextId": "c-1", "pageSize": 1})
+    found = _judged(model, "ListTasks", page, {"contextId": "c-9", "pageSize": 1})
+    assert ("last-page-token", "LIST-07") not in found  # not a conversation of the caller's
+
+
+def test_a_missing_tasks_error_with_another_reason_is_found_on_every_method():
+    error = {
+        "code": -32001,
+        "message": "x",
+        "data": [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "NOT_FOUND", "domain": "d", "metadata": {}}
+        ],
+    }
+    for method, params in (("CancelTask", {"id": "t-9"}), ("GetTaskPushNotificationConfig", {"taskId": "t-9"})):
+        answer = Answer(ME, "(error)", params, error, 10.0, 11.0, asked=method)
+        assert ("missing-task-reason", "TASK-06") in [(d.rule, d.requirement) for d in rules.judge(Model(), answer)]
+    model = _model_with_task()  # a config not found on the caller's own task may say otherwise
+    answer = Answer(
+        ME, "(error)", {"taskId": "t-1", "id": "c"}, error, 10.0, 11.0, asked="GetTaskPushNotificationConfig"
+    )
+    assert rules.judge(model, answer) == []
+
+
+def test_a_turn_whose_end_disagrees_with_its_status_is_found():
+    model = _model_with_task()
+    turn = {"turnId": "u-1", "status": "running", "endedAt": "2026-12-05T10:00:00Z", "a2a": {"taskId": "t-1"}}
+    assert ("turn-ended-at", "FEED-08") in _judged(model, "(feed)", {"turns": [turn]})
+    assert _judged(model, "(feed)", {"turns": [{**turn, "status": "completed"}]}) == []
+
+
+def test_a_pushed_artifact_update_is_judged_as_its_tasks_owner_reads_it():
+    model = _model_with_task()
+    artifact = {
+        "artifactId": "a-1",
+        "parts": [{"raw": "aGVsbG8="}],
+        "metadata": {
+            oracle.on_files.FILES: {"kind": "file", "version": 1, "size": 99, "sha256": "0" * 64, "path": "a.txt"}
+        },
+    }
+    with _enabled(model):
+        found = oracle.observe_pushed({"artifactUpdate": {"taskId": "t-1", "contextId": "c-1", "artifact": artifact}})
+    assert [d.rule for d in found] == ["file-digest"]

@@ -197,6 +197,18 @@ def last_page_token_missing(call: wire.Call) -> None:
         result.pop("nextPageToken", None)
 
 
+@declare(
+    "token-on-a-full-last-page",
+    "a page as full as asked carries a nextPageToken even when it holds the last task (more = a full page); the "
+    "page after it is empty",
+    "LIST-07",
+)
+class TokenOnAFullLastPage(Paging):
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        tasks = super().fetch(flt, before, limit - 1)  # no look-ahead: a full page is taken to mean more follow
+        return tasks + tasks[-1:] if len(tasks) == limit - 1 else tasks
+
+
 @declare("list-offset-cursor", "page tokens are offsets: a task created mid-walk repeats one", "PAGE-01", "PAGE-02")
 class ListOffsetCursor(Paging):
     """Position by count, as offset paging does: it shifts when tasks change."""
