@@ -8,6 +8,7 @@ from typing import Any
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.engine import Cancelling
+from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.listing import Paging
@@ -195,6 +196,17 @@ def last_page_token_missing(call: wire.Call) -> None:
     result = call.answer.get("result")
     if call.method == "ListTasks" and isinstance(result, dict) and not result.get("nextPageToken"):
         result.pop("nextPageToken", None)
+
+
+@declare(
+    "unknown-page-token-not-found",
+    "a pageToken the agent never issued is answered TaskNotFoundError (-32001: the task it points at is not found), "
+    "an error ListTasks cannot meet, instead of -32602",
+    "ERR-09",
+)
+class UnknownPageTokenNotFound(Paging):
+    def unreadable(self, token: str) -> int | None:
+        raise RpcError("TaskNotFoundError", "Task not found", reason="TASK_NOT_FOUND", metadata={"pageToken": token})
 
 
 @declare(
