@@ -662,3 +662,19 @@ def test_a_pushed_artifact_update_is_judged_as_its_tasks_owner_reads_it():
     with _enabled(model):
         found = oracle.observe_pushed({"artifactUpdate": {"taskId": "t-1", "contextId": "c-1", "artifact": artifact}})
     assert [d.rule for d in found] == ["file-digest"]
+
+
+def test_a_blocking_answer_still_working_before_the_limit_is_found_only_where_the_limit_is_known():
+    working = {"state": "TASK_STATE_WORKING", "timestamp": "2026-12-05T10:00:00Z"}
+    sent = {"message": {"messageId": "m-9", "role": "ROLE_USER", "parts": [{"text": "x"}]}}
+    model = Model()
+    assert _judged(model, "SendMessage", {"task": _task(status=working)}, sent) == []  # no limit given
+    model.wait_limit_s = 3.0
+    assert ("blocking-settled", "SEND-01") in _judged(model, "SendMessage", {"task": _task(status=working)}, sent)
+    at_once = {**sent, "configuration": {"returnImmediately": True}}
+    assert _judged(model, "SendMessage", {"task": _task(status=working)}, at_once) == []
+    late = [
+        (d.rule, d.requirement)
+        for d in rules.judge(model, Answer(ME, "SendMessage", sent, {"task": _task(status=working)}, 10.0, 12.8))
+    ]
+    assert late == []  # in the limit's last tenth

@@ -173,6 +173,19 @@ class BlockingAnswersEarly(Waiting):
         return task
 
 
+@declare(
+    "resume-answers-early",
+    "a blocking SendMessage that answers a paused task is answered at once, the task WORKING (the resumption path "
+    "returns without waiting); a new message waits as it should",
+    "SEND-01",
+)
+class ResumeAnswersEarly(Waiting):
+    async def answer(self, task: TaskRecord, configuration: dict[str, Any]) -> TaskRecord:
+        if sum(1 for m in task.history if m.get("role") == "ROLE_USER") > 1:
+            return task
+        return await super().answer(task, configuration)
+
+
 @declare("answers-message", "a message outside the scenario contract is answered with a Message, not a Task", "SEND-11")
 class AnswersMessage(Rendering):
     def sent(self, task: TaskRecord, asked: int | None) -> dict[str, Any]:
