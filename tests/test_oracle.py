@@ -678,3 +678,20 @@ def test_a_blocking_answer_still_working_before_the_limit_is_found_only_where_th
         for d in rules.judge(model, Answer(ME, "SendMessage", sent, {"task": _task(status=working)}, 10.0, 12.8))
     ]
     assert late == []  # in the limit's last tenth
+
+
+def test_a_result_without_the_echo_of_an_activated_declared_extension_is_found():
+    model = Model()
+    model.declared = frozenset({"https://x/a/v1", "https://x/b/v1"})
+
+    def head(activated, echoed):
+        result = {"code": 200, "cache-control": [], "activated": activated, "echoed": echoed}
+        return [
+            (d.rule, d.requirement)
+            for d in rules.judge(model, Answer(ME, "(http)", {"method": "GetTask"}, result, 10.0, 11.0))
+        ]
+
+    assert ("extension-echo", "EXT-01") in head(["https://x/a/v1, https://x/b/v1"], ["https://x/a/v1"])
+    assert head(["https://x/a/v1", "https://x/b/v1"], ["https://x/b/v1,https://x/a/v1"]) == []  # lines, any order
+    assert head(["https://x/a/v1, https://x/undeclared/v1"], ["https://x/a/v1"]) == []
+    assert head(None, None) == []  # an error answer
