@@ -695,3 +695,32 @@ def test_a_result_without_the_echo_of_an_activated_declared_extension_is_found()
     assert head(["https://x/a/v1", "https://x/b/v1"], ["https://x/b/v1,https://x/a/v1"]) == []  # lines, any order
     assert head(["https://x/a/v1, https://x/undeclared/v1"], ["https://x/a/v1"]) == []
     assert head(None, None) == []  # an error answer
+
+
+def test_an_ended_tasks_artifacts_read_again_otherwise_are_found():
+    model = _model_with_task()
+    one = [{"artifactId": "a-1", "parts": [{"text": "x"}]}]
+    sent = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "x"}]}}
+    assert _judged(model, "SendMessage", {"task": _task()}, sent) == []  # answered ended, without artifacts
+    assert ("ended-artifact-set", "TASK-04") in _judged(model, "GetTask", _task(artifacts=one))
+    assert _judged(model, "GetTask", _task(artifacts=one)) == []  # as read last
+
+
+def test_a_turns_times_task_and_conversation_are_held_to_each_other_and_to_before():
+    model = _model_with_task()
+    model.tasks["t-1"].context = "c-1"
+    turn = {
+        "turnId": "u-1",
+        "status": "completed",
+        "a2a": {"taskId": "t-1", "contextId": "c-1"},
+        "startedAt": "2026-12-05T10:00:00Z",
+        "changedAt": "2026-12-05T10:00:05Z",
+        "endedAt": "2026-12-05T10:00:05Z",
+    }
+    assert _judged(model, "(feed)", {"turns": [turn]}) == []
+    moved = {**turn, "startedAt": "2026-12-05T10:00:04Z"}
+    assert ("turn-times", "FEED-08") in _judged(model, "(feed)", {"turns": [moved]})
+    late = {**turn, "startedAt": "2026-12-05T10:00:09Z"}
+    assert ("turn-times", "FEED-08") in _judged(model, "(feed)", {"turns": [late]})
+    twice = {**turn, "turnId": "u-2"}
+    assert ("turn-times", "FEED-08") in _judged(model, "(feed)", {"turns": [twice]})

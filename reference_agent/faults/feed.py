@@ -107,6 +107,13 @@ def feed_ended_at_early(page: FeedPage) -> None:
         turn["endedAt"] = turn["changedAt"]
 
 
+@declare("feed-started-at-moves", "a turn's startedAt is rewritten on each change (it shows changedAt)", "FEED-08")
+@wire.feed_pages
+def feed_started_at_moves(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["startedAt"] = turn["changedAt"]
+
+
 @declare("feed-changed-at-frozen", "a turn's changedAt stays at its first change (when it started)", "FEED-03")
 @wire.feed_pages
 def feed_changed_at_frozen(page: FeedPage) -> None:

@@ -186,6 +186,21 @@ class ResumeAnswersEarly(Waiting):
         return await super().answer(task, configuration)
 
 
+@declare(
+    "completed-answer-without-artifacts",
+    "a blocking SendMessage whose task completed is answered from the status change, before the artifacts were "
+    "added: the answer carries none (GetTask shows them)",
+    "SEND-01",
+)
+@wire.answers
+def completed_answer_without_artifacts(call: wire.Call) -> None:
+    configuration = call.params.get("configuration") or {}
+    if call.method == "SendMessage" and not configuration.get("returnImmediately"):
+        for task in call.tasks():
+            if task["status"]["state"] == "TASK_STATE_COMPLETED":
+                task.pop("artifacts", None)
+
+
 @declare("answers-message", "a message outside the scenario contract is answered with a Message, not a Task", "SEND-11")
 class AnswersMessage(Rendering):
     def sent(self, task: TaskRecord, asked: int | None) -> dict[str, Any]:
