@@ -90,6 +90,32 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
         pytest.fail("the feed lists turns in the order they changed: changedAt never goes back")
 
 
+@pytest.mark.req("FEED-08")
+@pytest.mark.scenario("ask")
+@pytest.mark.scenario("complete")
+def test_a_turn_keeps_its_id_and_start_through_its_changes(feed: Feed, a2a_client: A2AClient, a2a_cancel_at_end):
+    cursor = feed.tail()
+    task = drivers.paused_on(a2a_client, "question")
+    a2a_cancel_at_end(a2a_client, task["id"])
+    turns, cursor = feed.walk(after=cursor, until=[task["id"]])
+    paused = _for(turns, task["id"])
+    if not paused:
+        pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
+    drivers.wait_for(a2a_client, drivers.resume(a2a_client, task, "question").task["id"], drivers.TERMINAL)
+    later = drivers.run(a2a_client, "complete")  # changes after the task's end: the walk has read past it
+    again, _ = feed.walk(after=cursor, until=[task["id"], later["id"]])
+    ended = _for(again, task["id"])
+    if not ended:
+        pytest.fail("a turn that changed after the cursor appears again")
+    first, last = paused[-1], ended[-1]
+    if last["turnId"] != first["turnId"]:
+        pytest.fail(f"a task is one turn: paused as {first['turnId']!r}, ended as {last['turnId']!r}")
+    if _when(last["startedAt"]) != _when(first["startedAt"]):
+        pytest.fail(f"a turn's startedAt stays: {first['startedAt']!r} paused, {last['startedAt']!r} ended")
+    if last["endedAt"] is None or _when(last["endedAt"]) < _when(last["startedAt"]):
+        pytest.fail(f"an ended turn's endedAt is a time after its start: {last['endedAt']!r}")
+
+
 @pytest.mark.req("FEED-02", "FEED-03", "FEED-07")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("reader", READERS)

@@ -56,6 +56,10 @@ def test_blocking_send_waits_for_the_end(a2a_client: A2AClient):
     task = drivers.run(a2a_client, "complete")
     if drivers.state(task) != "TASK_STATE_COMPLETED":
         a2a_client.get_task(task["id"]).fail(f"a blocking SendMessage answered {drivers.state(task)} before the end")
+    read = a2a_client.get_task(task["id"])  # the oracle holds GetTask's artifacts to the answer's (SEND-01, TASK-04)
+    answered = sorted(a.get("artifactId") for a in task.get("artifacts") or [])
+    if answered != sorted(a.get("artifactId") for a in read.task.get("artifacts") or []):
+        read.fail(f"a blocking SendMessage answers the ended task with its artifacts: it answered {answered}")
 
 
 @pytest.mark.req("SEND-01")
