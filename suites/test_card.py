@@ -11,7 +11,7 @@ import pytest
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures.client import fetch, http_client
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
-from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target
+from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target, default_card_url
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
 # RFC 9111 §5.2: a max-age directive with delta-seconds (the token form, or the quoted form senders must not
@@ -55,6 +55,26 @@ def test_card_is_served_where_the_client_looks(a2a_target: Target, card_exchange
             "the Agent Card is not a valid A2A 1.0 AgentCard (the run read it without the members named): "
             + "; ".join(str(p) for p in problems[:5])
             + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+        )
+
+
+@pytest.mark.req("CARD-01")
+def test_the_other_agents_card_is_valid_too(a2a_target: Target):
+    # The profile's rules hold for every Agent a Runtime serves: the second Agent the run names has its own card.
+    if not a2a_target.other_agent_url:
+        not_applicable("no second Agent given (--a2a-other-agent-url)")
+    with http_client() as http:
+        exchange = fetch(
+            http,
+            default_card_url(a2a_target.other_agent_url),
+            headers={"Accept": "application/json", "Authorization": f"Bearer {a2a_target.key}"},
+            timeout_s=a2a_target.timeout_s,
+        )
+    card = _card(exchange)
+    problems = schemas.violations(card, "a2a/AgentCard.json")
+    if problems:
+        exchange.fail(
+            "the second Agent's card is not a valid A2A 1.0 AgentCard: " + "; ".join(str(p) for p in problems[:5])
         )
 
 

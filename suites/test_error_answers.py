@@ -27,6 +27,7 @@ REQUEST_IDS = {
     "non-ascii-string": "идентификатор-✓",
     "uuid-string": "5f0c6a52-8a3e-4f0e-9a51-0c5d8f7e2b11",
     "numeric-string": "7",
+    "long-string": "kit-long-id-" + "x" * 500,  # past any column or log line a server might keep ids in
 }
 EVERY_ID = pytest.mark.parametrize("request_id", list(REQUEST_IDS.values()), ids=list(REQUEST_IDS))
 EVERY_METHOD = pytest.mark.parametrize("method", methods.EVERY)

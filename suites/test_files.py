@@ -73,12 +73,15 @@ def test_file_artifacts_carry_files_data(a2a_v2_client: A2AClient, scenario: str
 @pytest.mark.scenario("file")
 @pytest.mark.parametrize("version", ["first", "changed"])
 def test_size_and_sha256_match_the_bytes(a2a_v2_client: A2AClient, version: str):
-    """The first version of a file at a path, and a later one: a digest kept from the first is the wrong file's."""
+    """The first version of a file at a path, and a later one: a digest kept from the first is the wrong file's,
+    and the first version's URL, fetched once the later one was written, still answers the first version's bytes."""
     context = drivers.new_context()
+    tasks = []
     for _ in range(1 if version == "first" else 2):
         content = f"line one {secrets.token_hex(4)} naïve ✓"
-        task = _write(a2a_v2_client, "reports/check.txt", content, context_id=context)
-    for artifact in _file_artifacts(task):
+        tasks.append(_write(a2a_v2_client, "reports/check.txt", content, context_id=context))
+    read = [(written, artifact) for written in reversed(tasks) for artifact in _file_artifacts(written)]
+    for task, artifact in read:
         file = (artifact.get("metadata") or {}).get(extensions.FILES) or {}
         for part in artifact["parts"]:
             if "raw" not in part and "url" not in part:

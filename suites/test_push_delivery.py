@@ -101,13 +101,14 @@ def test_deliveries_are_stream_responses_for_the_task(
 
 
 @pytest.mark.req("PUSH-07")
+@pytest.mark.parametrize("scheme", ["Bearer", "Basic"])
 def test_deliveries_carry_the_authentication(
-    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, scheme: str
 ):
     secret = new_id("cred")
-    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, scheme="Bearer", credentials=secret)
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, scheme=scheme, credentials=secret)
     _answer(a2a_client, task)
-    judged = lambda ds: push_checks.check_authentication(ds, secret)  # noqa: E731 - what arrived, judged
+    judged = lambda ds: push_checks.check_authentication(ds, secret, scheme)  # noqa: E731 - what arrived, judged
     judged(push_checks.until_pushed(endpoint, "TASK_STATE_COMPLETED", a2a_pushing, judge=judged))
 
 

@@ -83,6 +83,25 @@ def test_queued_task_is_reachable_by_its_id(a2a_client: A2AClient, busy):
         exchange.fail(f"GetTask on the queued task {queued['id']} must answer it TASK_STATE_SUBMITTED in {context}")
 
 
+@pytest.mark.req("QUEUE-02")
+@pytest.mark.scenario("slow", "complete")
+def test_a_queued_tasks_id_once_taken_is_no_longer_the_queued_placeholder(a2a_client: A2AClient, busy):
+    # Once a turn took the message, its id answers the taking task or nothing (QUEUE-02's decision): never the
+    # placeholder still SUBMITTED, which a client polling it would wait on forever.
+    context, running = busy
+    message_id = new_id("queued")
+    queued = queueing.queued_task(queueing.send(a2a_client, context, message_id), context, running)
+    listed = _after_queue_drains(a2a_client, context, running)
+    if not queueing.takers(listed, [message_id])[message_id]:
+        not_checked(f"no listed task of {context} holds the queued message {message_id} once the queue drained")
+    exchange = a2a_client.call("GetTask", {"id": queued["id"]})
+    if not exchange.is_error and drivers.state(exchange.task) == "TASK_STATE_SUBMITTED":
+        exchange.fail(
+            f"once a turn took the queued message, GetTask on its id {queued['id']} answers the taking task or "
+            "TaskNotFoundError, not the queued placeholder still SUBMITTED"
+        )
+
+
 @pytest.mark.req("QUEUE-03")
 @pytest.mark.scenario("slow", "complete")
 def test_queued_task_is_not_listed(a2a_client: A2AClient, busy):

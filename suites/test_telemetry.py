@@ -46,9 +46,12 @@ def test_terminal_update_carries_the_trace_id(a2a_v2_client: A2AClient):
 
 @pytest.mark.req("TEL-03")
 @pytest.mark.scenario("echo")
-def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClient):
+@pytest.mark.parametrize("flags", ["01", "00"], ids=["sampled", "not-sampled"])
+def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClient, flags: str):
+    # A trace context is joined whatever its trace-flags say: the sampled bit is the caller's recording decision,
+    # and W3C Trace Context has a participant propagate the trace-id either way.
     trace_id = secrets.token_hex(16)
-    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-{flags}"
     task = _ended(a2a_v2_client, traceparent=traceparent, traceparent_in=a2a_target.traceparent_in)
     reported = (_telemetry(task) or {}).get("traceId")
     if reported != trace_id:

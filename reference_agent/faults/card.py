@@ -112,6 +112,18 @@ def card_of_another_agent(card: Card, request: web.Request, config: AgentConfig)
         card.update(agent_card(other, endpoint.removesuffix(agent_id) + other, config))
 
 
+@declare(
+    "later-agents-card-without-skills",
+    "every Agent but the Runtime's first serves a card with no skills (the builder reads the skills only the first "
+    "Agent has configured): skills is a required list, never empty",
+    "CARD-01",
+)
+@wire.cards
+def later_agents_card_without_skills(card: Card, request: web.Request, config: AgentConfig) -> None:
+    if card["supportedInterfaces"][0]["url"].rsplit("/", 1)[1] != config.agents[0]:
+        card["skills"] = []
+
+
 @declare("card-signed", "the card carries a signature", "CARD-05")
 @wire.cards
 def card_signed(card: Card, request: web.Request, config: AgentConfig) -> None:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from aiohttp import web
+
 from nylorun_a2a_kit.reference_agent.extensions import EFFECTS, FILES, INTERACTIONS, PROGRESS, TELEMETRY, Disclosure
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE
 from nylorun_a2a_kit.reference_agent.interactions import Interactions
+from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.policies import Turns
 from nylorun_a2a_kit.reference_agent.status import StatusReport
 from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, Store, TaskRecord
@@ -187,6 +191,24 @@ class WrongInteractionIdAccepted(Interactions):
 class FileMetadataMissing(Files):
     def metadata(self, path: str, version: int, data: bytes) -> dict[str, Any] | None:
         return None
+
+
+@declare(
+    "file-url-serves-latest-version",
+    "a file's URL serves the latest version at its path in the conversation (one blob per path, overwritten by each "
+    "version): an earlier version's URL answers bytes its files/v1 size and sha256 do not describe",
+    "FILE-02",
+)
+@wire.served(FILE_ROUTE)
+def file_url_serves_latest_version(request: web.Request, response: web.Response) -> None:
+    store = serving(request.app).engine.store
+    task = store.get(request.match_info["task_id"])
+    row = store.db.execute(
+        "SELECT data FROM files WHERE agent_id=? AND subject=? AND context_id=? AND path=? ORDER BY version DESC",
+        (task.agent_id, task.subject, task.context_id, request.match_info["name"]),
+    ).fetchone()
+    if row is not None:
+        response.body = bytes(row["data"])
 
 
 @declare("wrong-sha256", "files/v1 sha256 is not the digest of the file's bytes", "FILE-02")

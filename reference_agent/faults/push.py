@@ -117,6 +117,21 @@ class ConfigListEmptyOnceTaskFailed(PushConfigs):
         return super().list(task)
 
 
+@declare(
+    "authentication-scheme-forced-bearer",
+    "a config's authentication is stored with the scheme Bearer whatever was asked (Basic…): the config's reads and "
+    "its deliveries' Authorization say Bearer",
+    "PUSH-07",
+    "PUSH-01",
+)
+class AuthenticationSchemeForcedBearer(PushConfigs):
+    def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:
+        authentication = params.get("authentication")
+        if isinstance(authentication, dict):
+            params = {**params, "authentication": {**authentication, "scheme": "Bearer"}}
+        return super().create(task, params, extensions)
+
+
 @declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
 class DeleteNotStopping(PushConfigs):
     """A deleted config is only hidden from the config methods: its events are still delivered."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from typing import Any
 
@@ -143,3 +144,22 @@ def reject_when_conversation_has_tasks(call: wire.Call) -> None:
     ]
     if earlier:
         call.answer_error(context_busy(earlier[0]))
+
+
+_PLACEHOLDERS: dict[str, dict[str, Any]] = {}  # queued-id-kept-submitted: each queued answer, by its task id
+
+
+@declare(
+    "queued-id-kept-submitted",
+    "GetTask of a queued message's id looks in the queue before the tasks, without 'not yet taken': once a turn "
+    "took the message, its id still answers the queued placeholder, SUBMITTED",
+    "QUEUE-02",
+)
+@wire.answers
+def queued_id_kept_submitted(call: wire.Call) -> None:
+    for task in call.tasks():
+        if call.method == "SendMessage" and task["status"]["state"] == "TASK_STATE_SUBMITTED":
+            _PLACEHOLDERS.setdefault(task["id"], copy.deepcopy(task))
+    if call.method == "GetTask" and call.params.get("id") in _PLACEHOLDERS:
+        call.answer.pop("error", None)
+        call.answer["result"] = copy.deepcopy(_PLACEHOLDERS[call.params["id"]])
