@@ -150,6 +150,17 @@ def test_a_task_shows_the_same_ids_on_every_method(a2a_client: A2AClient):
         listed.fail(f"task {task['id']} of {task['contextId']} shown as (id, contextId): {wrong or 'not listed'}")
 
 
+@pytest.mark.req("TASK-02")
+@pytest.mark.parametrize("ending", drivers.each_ending())
+def test_an_ended_task_reads_in_the_state_it_ended_in(a2a_client: A2AClient, ending: str):
+    # A terminal state is the task's last: every later read shows the one it ended in (the oracle holds every
+    # read after it, on every method and delivery, to that state).
+    task = drivers.ended_in(a2a_client, ending)
+    got = a2a_client.get_task(task["id"])
+    if drivers.state(got.task) != ending:
+        got.fail(f"task {task['id']} ended {ending}; GetTask answers it {drivers.state(got.task)}")
+
+
 @pytest.mark.req("TASK-16")
 @pytest.mark.scenario("slow")
 def test_a_status_time_never_goes_back(a2a_client: A2AClient):

@@ -180,6 +180,7 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
                 "nylorun_a2a_kit.suites",
                 f"--target-url={url}",
                 "--a2a-key=kit-key",
+                f"--a2a-other-agent-url={base}/v1/a2a/agents/billing",  # the embedded agent's second Agent, too
                 CHECKED,
                 "-p",
                 "no:cacheprovider",

@@ -122,7 +122,6 @@ class ConfigListEmptyOnceTaskFailed(PushConfigs):
     "a config's authentication is stored with the scheme Bearer whatever was asked (Basic…): the config's reads and "
     "its deliveries' Authorization say Bearer",
     "PUSH-07",
-    "PUSH-01",
 )
 class AuthenticationSchemeForcedBearer(PushConfigs):
     def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:

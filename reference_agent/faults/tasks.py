@@ -201,6 +201,20 @@ def completed_answer_without_artifacts(call: wire.Call) -> None:
                 task.pop("artifacts", None)
 
 
+@declare(
+    "failed-task-read-completed",
+    "GetTask reads a FAILED task as COMPLETED (the read path maps the turn's error end to done); SendMessage's answer "
+    "and ListTasks show it FAILED",
+    "TASK-02",
+)
+@wire.answers
+def failed_task_read_completed(call: wire.Call) -> None:
+    if call.method == "GetTask":
+        for task in call.tasks():
+            if task["status"]["state"] == "TASK_STATE_FAILED":
+                task["status"]["state"] = "TASK_STATE_COMPLETED"
+
+
 @declare("answers-message", "a message outside the scenario contract is answered with a Message, not a Task", "SEND-11")
 class AnswersMessage(Rendering):
     def sent(self, task: TaskRecord, asked: int | None) -> dict[str, Any]:
