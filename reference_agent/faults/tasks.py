@@ -202,16 +202,16 @@ def completed_answer_without_artifacts(call: wire.Call) -> None:
 
 
 @declare(
-    "failed-task-read-completed",
-    "GetTask reads a FAILED task as COMPLETED (the read path maps the turn's error end to done); SendMessage's answer "
-    "and ListTasks show it FAILED",
+    "ended-task-read-completed",
+    "GetTask reads a FAILED or CANCELED task as COMPLETED (the read path maps every end of a turn to done); "
+    "SendMessage's and CancelTask's answers and ListTasks show the state it ended in",
     "TASK-02",
 )
 @wire.answers
-def failed_task_read_completed(call: wire.Call) -> None:
+def ended_task_read_completed(call: wire.Call) -> None:
     if call.method == "GetTask":
         for task in call.tasks():
-            if task["status"]["state"] == "TASK_STATE_FAILED":
+            if task["status"]["state"] in ("TASK_STATE_FAILED", "TASK_STATE_CANCELED"):
                 task["status"]["state"] = "TASK_STATE_COMPLETED"
 
 
