@@ -9,8 +9,8 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.push import PushReceiver
-from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable
-from nylorun_a2a_kit.fixtures.scenarios import drivers, methods, push_checks
+from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
+from nylorun_a2a_kit.fixtures.scenarios import drivers, methods, push_checks, queueing
 from nylorun_a2a_kit.fixtures.target import Target
 
 METHODS = methods.PUSH_CONFIG
@@ -308,6 +308,31 @@ def test_config_inside_send_message(
         a2a_client.get_task(task["id"]).fail(
             f"the task's updates must reach the inline config's url; got {len(delivered)}"
         )
+
+
+@pytest.mark.req("PUSH-02")
+@pytest.mark.scenario("slow", "complete")
+def test_a_config_inside_a_queued_message_serves_the_task_that_takes_it(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+):
+    context, running = queueing.busy(a2a_client)
+    a2a_cancel_at_end(a2a_client, running["id"])
+    endpoint = a2a_push_receiver.endpoint()
+    config = drivers.push_config(endpoint.url, config_id="inline-" + new_id())
+    message = {"messageId": new_id("queued"), "role": "ROLE_USER", "contextId": context}
+    params = {
+        "message": {**message, "parts": [{"text": drivers.scenario("complete")}]},
+        "configuration": {"returnImmediately": True, "taskPushNotificationConfig": config},
+    }
+    answer = a2a_client.call("SendMessage", params)
+    if answer.is_error:  # PUSH-01's decision: whether a queued message takes a config the pages do not say
+        not_checked(f"the Agent refuses a push config on a message to a busy conversation: {answer.error}")
+    a2a_client.cancel(running["id"]).ok()  # the queued message's turn comes: its config comes with it
+    # Its id leads GetTask to the taking task where the Agent lets it (QUEUE-02's decision): the delivery's window
+    # is then counted from when that task showed the end; otherwise a late delivery is not checked.
+    push_checks.until_pushed(
+        endpoint, "TASK_STATE_COMPLETED", a2a_pushing, client=a2a_client, task_id=answer.task["id"]
+    )
 
 
 @pytest.mark.req("PUSH-03")

@@ -131,6 +131,28 @@ class AuthenticationSchemeForcedBearer(PushConfigs):
         return super().create(task, params, extensions)
 
 
+@declare(
+    "queued-inline-config-dropped",
+    "a queued message's inline push config is not kept with it: the turn that takes the message gets no config, "
+    "and its updates are told to nobody (a message to an idle conversation keeps its config)",
+    "PUSH-02",
+)
+class QueuedInlineConfigDropped(PushConfigs):
+    """The queue keeps the message, not the request's configuration: the config created as a turn takes it is lost."""
+
+    taking: str | None = None
+
+    def move(self, position: int, to_task: str) -> None:
+        self.taking = to_task  # a turn is taking a queued message: the inline config comes next
+        super().move(position, to_task)
+
+    def create(self, task: Any, params: dict[str, Any], extensions: frozenset[str]) -> Config:
+        if self.taking is not None and getattr(task, "id", None) == self.taking:
+            self.taking = None
+            return Config(**{f.name: None for f in dataclasses.fields(Config)})
+        return super().create(task, params, extensions)
+
+
 @declare("delete-not-stopping", "a deleted config still gets deliveries", "PUSH-15")
 class DeleteNotStopping(PushConfigs):
     """A deleted config is only hidden from the config methods: its events are still delivered."""
