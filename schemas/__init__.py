@@ -139,11 +139,16 @@ def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
     return error
 
 
+def errors(instance: Any, ref: str) -> list[jsonschema.ValidationError]:
+    """Each way ``instance`` breaks the schema at ``ref``, as the error that says it best (for a oneOf/anyOf, the
+    best-matching branch's own)."""
+    return [_deepest(error) for error in validator(ref).iter_errors(instance)]
+
+
 def violations(instance: Any, ref: str, *, at: str = "$") -> list[ShapeViolation]:
     """All the ways ``instance`` breaks the schema at ``ref``; empty when it conforms."""
     out = []
-    for error in validator(ref).iter_errors(instance):
-        error = _deepest(error)
+    for error in errors(instance, ref):
         path = _json_path(error.absolute_path)
         out.append(
             ShapeViolation(
@@ -180,6 +185,13 @@ def error_reasons() -> dict[int, str]:
         for name, code in error_codes().items()
         if -32099 <= code <= -32001
     }
+
+
+@cache
+def method_errors(method: str) -> frozenset[int]:
+    """The codes an error answer of ``method`` may carry (its schema's ``$defs/errors``): the standard ones, those
+    A2A names for the operation, and the ones that answer any method."""
+    return frozenset(resolve(f"methods/{method}.json#/$defs/errors")["enum"])
 
 
 def error_code(name: str) -> int:

@@ -33,7 +33,7 @@ def _params(method: str) -> str:
 
 
 def _errors(method: str) -> set[int]:
-    return set(schemas.resolve(f"methods/{method}.json#/$defs/errors")["enum"])
+    return set(schemas.method_errors(method))
 
 
 # A required field missing or an empty one, an unknown enum value (which a ProtoJSON parser ignoring unknown

@@ -14,6 +14,9 @@ from nylorun_a2a_kit.fixtures.gate.cli import _kit_args
 from nylorun_a2a_kit.fixtures.gate.command import positional
 from nylorun_a2a_kit.fixtures.plugin import failures
 from nylorun_a2a_kit.fixtures.push import worker_public_url
+from nylorun_a2a_kit.fixtures.target.card import card_problems, readable_card
+from nylorun_a2a_kit.reference_agent.card import agent_card
+from nylorun_a2a_kit.reference_agent.config import AgentConfig
 from nylorun_a2a_kit.schemas import ShapeViolation
 
 EVENT = b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'
@@ -169,10 +172,6 @@ def test_the_stream_rule_passes_what_a2a_allows_and_fails_each_break(events, clo
 
 
 def test_a_card_is_read_without_the_members_that_break_its_schema():
-    from nylorun_a2a_kit.fixtures.target.card import card_problems, readable_card
-    from nylorun_a2a_kit.reference_agent.card import agent_card
-    from nylorun_a2a_kit.reference_agent.config import AgentConfig
-
     good = agent_card("support", "http://127.0.0.1:9/v1/a2a/agents/support", AgentConfig(db_path=":memory:"))
     assert readable_card(good) == good and not card_problems(good)
     served = copy.deepcopy(good)

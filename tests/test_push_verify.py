@@ -73,3 +73,13 @@ def test_a_wrong_authorization_is_rejected():
 def test_a_body_that_is_not_a_stream_response_is_rejected():
     body = json.dumps({"id": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}}).encode()
     assert any("StreamResponse" in p for p in _problems(body, _signed(body)))
+
+
+def test_without_the_secret_the_headers_are_still_judged_in_presence_and_form():
+    """PUSH-09's decision: with no secret the signature is not verified, its headers are judged as far as they can."""
+    assert _problems(BODY, _signed(secret="whsec_" + base64.b64encode(b"x" * 32).decode()), secret=None) == []
+    missing = {k: v for k, v in _signed().items() if k != "webhook-id"}
+    assert any("missing header webhook-id" in p for p in _problems(BODY, missing, secret=None))
+    stale = _signed(at=time.time() - 3600)
+    assert any("from the receiver's clock" in p for p in _problems(BODY, stale, secret=None))
+    assert _problems(BODY, {**_signed(), "webhook-signature": "v1;abc"}, secret=None)
