@@ -104,11 +104,13 @@ def test_part_travels_in_and_out(a2a_client: A2AClient, kind: str):
 
 
 @pytest.mark.req("TASK-17")
-def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient):
+@pytest.mark.parametrize("message_id_length", ["short", "long"])
+def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient, message_id_length: str):
     """An ordinary message of a text part and a data part (null members and all), read back in its task's history:
-    the same parts in order, the same text and data (the kit's model holds every channel to the same)."""
+    the same parts in order, the same text and data (the kit's model holds every channel to the same), under the
+    messageId it was sent with, however long."""
     sent = [{"text": drivers.ORDINARY_TEXT}, PARTS["data"], VARIANTS["data-null-member"]]
-    message_id = new_id("msg")
+    message_id = new_id("msg") if message_id_length == "short" else drivers.long_id("msg")
     answer = a2a_client.send(*sent, message_id=message_id)
     if answer.is_error:
         not_checked(f"the Agent refuses a message of text and data parts: {answer.json.get('error')}")
@@ -116,7 +118,7 @@ def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient):
     exchange = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
     mine = [m for m in exchange.task.get("history") or [] if m.get("messageId") == message_id]
     if not mine:
-        exchange.fail(f"the task's history does not hold the kit's message {message_id}")
+        exchange.fail(f"the task's history does not hold the kit's message {message_id[:60]}… under its whole id")
     got = mine[0].get("parts") or []
     kept = len(got) == len(sent) and all(
         _content(g)[0] == _content(s)[0] and oracle.rules.same_value(g.get(_content(s)[0]), s[_content(s)[0]])

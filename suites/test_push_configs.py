@@ -71,12 +71,22 @@ def test_card_capability_matches_the_methods(
 
 @pytest.mark.req("PUSH-01")
 @pytest.mark.scenario("ask")
+@pytest.mark.parametrize("given_id", ["none", "long"])
 def test_config_methods_round_trip(
-    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end, given_id: str
 ):
+    """Created with no id, or with an id and a token of LONG_ID_CHARS characters (an Agent may answer an id of its
+    own; the oracle holds every read to what the Create answered)."""
     task = _paused(a2a_client, a2a_cancel_at_end)
     url = a2a_push_receiver.endpoint().url + "?kit=" + new_id()  # a URL's query is part of the URL, kept as sent
-    created = drivers.create_push_config(a2a_client, task["id"], url, token="tok-" + new_id()).ok()
+    long = given_id == "long"
+    fields = {"token": drivers.long_id("tok"), "config_id": drivers.long_id("cfg")} if long else {}
+    answer = drivers.create_push_config(a2a_client, task["id"], url, **{"token": "tok-" + new_id(), **fields})
+    if long and answer.is_error:
+        not_checked(f"the Agent refuses a config id and token of {drivers.LONG_ID_CHARS} characters")
+    created = answer.ok()
+    if long and created.get("token") not in (None, fields["token"]):
+        answer.fail(f"the Create answers the config's {drivers.LONG_ID_CHARS}-character token cut or changed")
     config_id = created.get("id")
     if not config_id or created.get("url") != url:
         a2a_client.get_task(task["id"]).fail("CreateTaskPushNotificationConfig answers the config with its id")

@@ -69,6 +69,27 @@ def test_deliveries_of_an_ordinary_task_carry_the_authentication(
     judged(_until_ended(endpoint, task, a2a_pushing, judge=judged))
 
 
+@pytest.mark.req("PUSH-08")
+def test_deliveries_of_an_ordinary_task_carry_its_long_token(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+):
+    """A config given inside SendMessage with a token (and an id) of LONG_ID_CHARS characters: every delivery carries
+    the token whole."""
+    token = drivers.long_id("tok")
+    task, endpoint = _pushed_task(a2a_client, a2a_push_receiver, token=token, config_id=drivers.long_id("inline"))
+    header = a2a_pushing.push.token_header.lower()
+
+    def judged(deliveries: list) -> None:
+        for delivery in deliveries:
+            if delivery.headers.get(header) != token:
+                pytest.fail(
+                    f"delivery {delivery.webhook_id} must carry the config's {len(token)}-character token whole in "
+                    f"{a2a_pushing.push.token_header}"
+                )
+
+    judged(_until_ended(endpoint, task, a2a_pushing, judge=judged))
+
+
 @pytest.mark.req("TASK-15")
 def test_every_pushed_message_says_who_sent_it(
     a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver

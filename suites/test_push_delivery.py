@@ -113,8 +113,12 @@ def test_deliveries_carry_the_authentication(
 
 
 @pytest.mark.req("PUSH-08")
-def test_deliveries_carry_the_token(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
-    token = new_id("tok")
+@pytest.mark.parametrize("length", ["short", "long"])
+def test_deliveries_carry_the_token(
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, length: str
+):
+    """The token as the config gave it, however long."""
+    token = new_id("tok") if length == "short" else drivers.long_id("tok")
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, token=token)
     _answer(a2a_client, task)
     judged = lambda ds: _check_token(ds, a2a_pushing, token)  # noqa: E731 - what arrived, judged

@@ -178,19 +178,27 @@ def test_retried_queued_message_is_taken_once(a2a_client: A2AClient, busy):
 
 @pytest.mark.req("QUEUE-06")
 @pytest.mark.scenario("complete")
-def test_reject_delivery_to_a_conversation_whose_tasks_ended_is_served(a2a_client: A2AClient, a2a_target: Target):
-    """Delivery "reject" refuses only what would wait: a conversation whose tasks all ended is not busy."""
+@pytest.mark.parametrize("conversation", ["ended", "new"])
+def test_reject_delivery_to_a_conversation_with_nothing_running_is_served(
+    a2a_client: A2AClient, a2a_target: Target, conversation: str
+):
+    """Delivery "reject" refuses only what would wait: a conversation whose tasks all ended is not busy, nor one
+    that has had no task yet."""
     context = drivers.new_context()
-    ended = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
-    if drivers.state(ended) not in drivers.TERMINAL:
-        not_checked(f"the conversation's first task did not end ({drivers.state(ended)})")
+    ended = None
+    if conversation == "ended":
+        ended = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+        if drivers.state(ended) not in drivers.TERMINAL:
+            not_checked(f"the conversation's first task did not end ({drivers.state(ended)})")
     exchange = a2a_client.send(
         drivers.scenario("complete"), context_id=context, **drivers.delivery(a2a_target, "reject")
     )
     if exchange.is_error:
         exchange.fail(f"conversation {context} has no running or queued task: delivery reject is served, not refused")
-    if exchange.task.get("id") == ended["id"]:
+    if ended is not None and exchange.task.get("id") == ended["id"]:
         exchange.fail("a new message to a conversation whose task ended starts a task of its own")
+    if exchange.task.get("contextId") != context:
+        exchange.fail(f"the message names conversation {context}: its task belongs to it")
 
 
 @pytest.mark.req("QUEUE-06")

@@ -205,11 +205,19 @@ def test_omitted_context_starts_a_new_conversation(a2a_client: A2AClient):
 
 @pytest.mark.req("SEND-06")
 @pytest.mark.scenario("complete")
-def test_given_context_is_kept(a2a_client: A2AClient):
-    context = drivers.new_context()
+@pytest.mark.parametrize("length", ["short", "long"])
+def test_given_context_is_kept(a2a_client: A2AClient, length: str):
+    """Kept exactly as written, however long: an id a client chose is compared whole (RFC 8259 §8.3)."""
+    context = drivers.new_context() if length == "short" else drivers.long_id("ctx")
     exchange = a2a_client.send(drivers.scenario("complete"), context_id=context)
+    if length == "long" and exchange.is_error:
+        not_checked(f"the Agent refuses a contextId of {len(context)} characters: {exchange.answer_line()}")
     if exchange.task.get("contextId") != context:
-        exchange.fail(f"the task should belong to the conversation {context} the message named")
+        exchange.fail(f"the task should belong to the conversation {context[:60]}… the message named")
+    if length == "long":
+        listed = a2a_client.list_tasks(contextId=context)
+        if [t.get("contextId") for t in listed.result.get("tasks") or []] != [context]:
+            listed.fail(f"ListTasks filtered by the {len(context)}-character contextId lists its one task, as named")
 
 
 @pytest.mark.req("SEND-07")

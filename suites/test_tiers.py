@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, extensions, new_id
 from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
@@ -103,6 +103,41 @@ def test_core_caller_gets_plain_a2a(a2a_client: A2AClient, scenario: str):
         a2a_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50),
     ):
         _plain(exchange)
+
+
+def _retried(first: A2AClient, again: A2AClient) -> Exchange:
+    """A plan turn sent by ``first`` and settled, then its message sent again under its messageId by ``again``: the
+    retry's answer (the same task, shown as the retry's own request activates)."""
+    message_id, text = new_id("msg"), drivers.scenario("plan", 3)
+    drivers.settle(first, first.send(text, message_id=message_id).task)
+    retry = again.send(text, message_id=message_id)
+    if retry.is_error:
+        not_checked(f"the retry of message {message_id} was refused: {retry.answer_line()}")
+    return retry
+
+
+@pytest.mark.req("TIER-04")
+@pytest.mark.scenario("plan")
+def test_a_retry_with_no_extension_gets_plain_a2a(a2a_v2_client: A2AClient, a2a_client: A2AClient):
+    """Extensions are activated per request (A2A §3.2.6): a message first sent with all five activated and sent
+    again with none is answered plain, whatever the first request activated."""
+    _plain(_retried(a2a_v2_client, a2a_client))
+
+
+@pytest.mark.req("TIER-06")
+@pytest.mark.scenario("plan")
+def test_a_retry_as_a_v1_client_gets_no_v2_data(a2a_v2_client: A2AClient, a2a_v1_client: A2AClient):
+    retry = _retried(a2a_v2_client, a2a_v1_client)
+    v2_only = [
+        m
+        for m in extensions.profile_mentions(retry.method, retry.json.get("result"))
+        if not any(u in m for u in extensions.V1)
+    ]
+    if v2_only:
+        retry.fail(
+            f"a retry sent as a v1 client gets no v2 extension data, whatever the first request activated: "
+            f"{v2_only[:3]}"
+        )
 
 
 @pytest.mark.req("TIER-05")

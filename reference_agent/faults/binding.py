@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -353,3 +354,38 @@ declare("extended-card-not-configured", "GetExtendedAgentCard answers -32007 ins
         RpcError("ExtendedAgentCardNotConfiguredError", "No extended card", reason="EXTENDED_CARD_NOT_CONFIGURED"),
     )
 )
+
+
+# The strings a client chooses that a store keeps, by method: each cut at a column of 255 characters.
+_KEPT_STRINGS = {
+    "SendMessage": (
+        ("message", "messageId"),
+        ("message", "contextId"),
+        ("configuration", "taskPushNotificationConfig", "id"),
+        ("configuration", "taskPushNotificationConfig", "token"),
+    ),
+    "CreateTaskPushNotificationConfig": (("id",), ("token",)),
+}
+_COLUMN = 255
+
+
+@declare(
+    "client-strings-cut-at-255",
+    "the ids and tokens a client chooses (messageId, contextId, a push config's id and token) are kept in columns "
+    "of 255 characters: a longer one is cut",
+    "SEND-06",
+    "TASK-17",
+    "PUSH-08",
+    "PUSH-01",
+)
+class ClientStringsCutAt255(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        served = copy.deepcopy(served)
+        for path in _KEPT_STRINGS.get(method, ()):
+            holder: Any = served
+            for step in path[:-1]:
+                holder = holder.get(step) if isinstance(holder, dict) else None
+            if isinstance(holder, dict) and isinstance(holder.get(path[-1]), str):
+                holder[path[-1]] = holder[path[-1]][:_COLUMN]
+        return served, problems

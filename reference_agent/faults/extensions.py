@@ -29,6 +29,24 @@ class DataWithoutActivation(Disclosure):
         return result
 
 
+@declare(
+    "retry-renders-first-activation",
+    "a SendMessage answer shows its task with the extensions the task's first message activated, not the request's "
+    "own: a retry sent with none gets the first request's extension data",
+    "TIER-04",
+    "TIER-06",
+)
+class RetryRendersFirstActivation(Disclosure):
+    def __init__(self) -> None:
+        self.first: dict[str, frozenset[str]] = {}  # each task's first SendMessage activation
+
+    def visible(self, method: str, result: Any, active: frozenset[str]) -> Any:
+        task = result.get("task") if method == "SendMessage" and isinstance(result, dict) else None
+        if isinstance(task, dict) and isinstance(task.get("id"), str):
+            active = self.first.setdefault(task["id"], active)
+        return super().visible(method, result, active)
+
+
 @declare("core-gets-plan", "plan steps and totals reach callers that activated no extension", "TIER-05")
 class CoreGetsPlan(Disclosure):
     def shown(self, activated: frozenset[str]) -> frozenset[str]:

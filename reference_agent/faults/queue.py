@@ -13,7 +13,14 @@ from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.listing import Page, Paging
-from nylorun_a2a_kit.reference_agent.policies import Access, Conversations, Queueing, context_busy, delivery
+from nylorun_a2a_kit.reference_agent.policies import (
+    Access,
+    Conversations,
+    Queueing,
+    context_busy,
+    delivery,
+    unsupported,
+)
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
 from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord
 
@@ -144,6 +151,25 @@ def reject_when_conversation_has_tasks(call: wire.Call) -> None:
     ]
     if earlier:
         call.answer_error(context_busy(earlier[0]))
+
+
+@declare(
+    "reject-refused-in-a-new-conversation",
+    'delivery "reject" to a conversation that has had no task yet is refused CONTEXT_BUSY (the busy test reads a '
+    "conversation with no finished turn as busy)",
+    "QUEUE-06",
+)
+@wire.answers
+def reject_refused_in_a_new_conversation(call: wire.Call) -> None:
+    message = call.params.get("message") or {}
+    task = (call.answer.get("result") or {}).get("task")
+    if call.method != "SendMessage" or delivery(call.params) != "reject" or message.get("taskId") or not task:
+        return
+    found = TaskFilter(
+        call.http.match_info.get("agent_id"), call.http.headers.get("Nylorun-Subject"), task["contextId"]
+    )
+    if all(t.id == task["id"] for t in serving(call.http.app).engine.store.page(found, before_seq=None, limit=5)):
+        call.answer_error(unsupported("The conversation is busy.", "CONTEXT_BUSY", contextId=task["contextId"]))
 
 
 _PLACEHOLDERS: dict[str, dict[str, Any]] = {}  # queued-id-kept-submitted: each queued answer, by its task id
