@@ -323,16 +323,22 @@ def test_config_inside_send_message(
 @pytest.mark.req("PUSH-02")
 @pytest.mark.scenario("slow", "complete")
 def test_a_config_inside_a_queued_message_serves_the_task_that_takes_it(
-    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, a2a_cancel_at_end
+    request: pytest.FixtureRequest,
+    a2a_pushing: Target,
+    a2a_client: A2AClient,
+    a2a_push_receiver: PushReceiver,
+    a2a_cancel_at_end,
 ):
     context, running = queueing.busy(a2a_client)
     a2a_cancel_at_end(a2a_client, running["id"])
     endpoint = a2a_push_receiver.endpoint()
     config = drivers.push_config(endpoint.url, config_id="inline-" + new_id())
     message = {"messageId": new_id("queued"), "role": "ROLE_USER", "contextId": context}
+    # Beside every other option of the configuration: each serves the turn that takes the message as the config does.
+    configuration, _ = drivers.every_option(request, a2a_pushing)
     params = {
         "message": {**message, "parts": [{"text": drivers.scenario("complete")}]},
-        "configuration": {"returnImmediately": True, "taskPushNotificationConfig": config},
+        "configuration": {**configuration, "taskPushNotificationConfig": config},
     }
     answer = a2a_client.call("SendMessage", params)
     if answer.is_error:  # PUSH-01's decision: whether a queued message takes a config the pages do not say

@@ -95,6 +95,8 @@ def test_history_length_with_return_immediately(a2a_client: A2AClient, a2a_cance
     drivers.answered_at_once(exchange, "configuration.historyLength")
     if exchange.task.get("history"):
         exchange.fail("configuration.historyLength 0 asks for no history, answered at once or not")
+    # Read again at once, while it is as it was answered (SUBMITTED, or WORKING): the oracle judges the history cut.
+    a2a_client.get_task(exchange.task["id"], history_length=1)
 
 
 @pytest.mark.req("SEND-03")
@@ -238,9 +240,11 @@ def test_context_that_differs_from_the_task_is_rejected(a2a_client: A2AClient, a
         after.fail("a rejected message must leave the task as it was")
 
 
-def _refused_and_unchanged(a2a_client: A2AClient, task: dict) -> None:
+def _refused_and_unchanged(a2a_client: A2AClient, task: dict, configuration: dict | None = None) -> None:
     before = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).task
-    a2a_client.send("once more", task_id=task["id"]).expect_error("UnsupportedOperationError")
+    a2a_client.send("once more", task_id=task["id"], configuration=configuration).expect_error(
+        "UnsupportedOperationError"
+    )
     after = a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
     if drivers.state(after.task) != drivers.state(before) or len(after.task.get("history") or []) != len(
         before.get("history") or []
@@ -256,9 +260,26 @@ def test_message_to_an_ended_task_is_unsupported(a2a_client: A2AClient):
 
 
 @pytest.mark.req("SEND-09")
+@pytest.mark.parametrize("configured", ["plain", "every-option"])
 @pytest.mark.parametrize("ending", drivers.each_ending())
-def test_message_to_a_task_in_each_terminal_state_is_unsupported(a2a_client: A2AClient, ending: str):
-    _refused_and_unchanged(a2a_client, drivers.ended_in(a2a_client, ending))
+def test_message_to_a_task_in_each_terminal_state_is_unsupported(
+    request: pytest.FixtureRequest, a2a_client: A2AClient, a2a_target: Target, ending: str, configured: str
+):
+    """Plain, and with every option of SendMessage's configuration at once (returnImmediately, historyLength,
+    acceptedOutputModes, an inline push config where the Agent pushes): the refusal is the same, and nothing of the
+    ended task changes, its push configs included."""
+    task = drivers.ended_in(a2a_client, ending)
+    if configured == "plain":
+        _refused_and_unchanged(a2a_client, task)
+        return
+    configuration, _ = drivers.every_option(request, a2a_target)
+    configs = lambda: drivers.config_ids(a2a_client, task["id"]) if drivers.pushes(request) else []  # noqa: E731
+    before = configs()
+    _refused_and_unchanged(a2a_client, task, configuration)
+    if configs() != before:
+        a2a_client.get_task(task["id"]).fail(
+            f"a refused message must add no push config to the {drivers.state(task)} task: {before} before"
+        )
 
 
 @pytest.mark.req("SEND-10")

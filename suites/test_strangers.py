@@ -102,16 +102,26 @@ def _seen(owner: A2AClient, held: Held) -> tuple[tuple, Exchange]:
 
 # -- each method that names a task, as the stranger calls it
 
-TASK_CALLS = ("GetTask", "CancelTask", "SendMessage")
+# SendMessage+options: a message with every option of its configuration at once (drivers.every_option), its push
+# config the stranger's own.
+OPTIONS = "SendMessage+options"
+TASK_CALLS = ("GetTask", "CancelTask", "SendMessage", OPTIONS)
 
 
-def _params(method: str, task_id: str, config_id: str, url: str) -> dict[str, Any]:
-    if method in ("GetTask", "CancelTask"):
+def _params(method: str, task_id: str, config_id: str, url: str, modes: list | None = None) -> dict[str, Any]:
+    if method == "GetTask":
+        return {"id": task_id, "historyLength": 1}
+    if method == "CancelTask":
         return {"id": task_id}
-    if method == "SendMessage":
-        return {
-            "message": {"messageId": new_id("msg"), "role": "ROLE_USER", "taskId": task_id, "parts": [{"text": "blue"}]}
-        }
+    if method in ("SendMessage", OPTIONS):
+        message = {"messageId": new_id("msg"), "role": "ROLE_USER", "taskId": task_id, "parts": [{"text": "blue"}]}
+        if method == "SendMessage":
+            return {"message": message}
+        configuration: dict[str, Any] = {"returnImmediately": True, "historyLength": 1}
+        configuration["acceptedOutputModes"] = modes or ["text/plain"]
+        if url:
+            configuration["taskPushNotificationConfig"] = drivers.push_config(url, token=new_id("stranger-token"))
+        return {"message": message, "configuration": configuration}
     if method == "CreateTaskPushNotificationConfig":
         return {"taskId": task_id, **drivers.push_config(url, token=new_id("stranger-token"), config_id=config_id)}
     if method == "ListTaskPushNotificationConfigs":
@@ -172,7 +182,7 @@ def test_a_strangers_call_answers_as_for_an_id_that_does_not_exist(
     the same answer as an id that does not exist, nothing of the task in it, and the task as it was."""
     stranger = _stranger(who, a2a_client, a2a_other_client, a2a_target)
     url = theirs = ""
-    if method in methods.PUSH_CONFIG:
+    if method in methods.PUSH_CONFIG or (method == OPTIONS and drivers.pushes(request)):
         request.getfixturevalue("a2a_pushing")
         receiver = request.getfixturevalue("a2a_push_receiver")
         url, theirs = receiver.endpoint().url, receiver.endpoint().url  # the owner's, and the stranger's own
@@ -188,13 +198,15 @@ def test_a_strangers_call_answers_as_for_an_id_that_does_not_exist(
         config_id = held.config[0]
     before, _ = _seen(a2a_client, held)
     missing_id = new_id("kit-missing-task")
-    missing = stranger.call(method, _params(method, missing_id, config_id, theirs))
+    modes = a2a_target.card.get("defaultOutputModes")
+    sent = "SendMessage" if method == OPTIONS else method
+    missing = stranger.call(sent, _params(method, missing_id, config_id, theirs, modes))
     if not missing.is_error or missing.error.get("code") != schemas.error_code("TaskNotFoundError"):
         not_checked(
             f"{method} by {who} naming an id that does not exist answers {missing.answer_line()}, not "
             "TaskNotFoundError (the rules of missing ids judge that): there is no not-found answer to compare with"
         )
-    foreign = stranger.call(method, _params(method, held.id, config_id, theirs))
+    foreign = stranger.call(sent, _params(method, held.id, config_id, theirs, modes))
     what = f"{method} by {who} naming the caller's {holding.split(' ', 1)[1]}"
     shows_none_of(foreign, held, what)
     foreign.expect_error("TaskNotFoundError")

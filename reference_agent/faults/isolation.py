@@ -4,6 +4,7 @@ names its id."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from nylorun_a2a_kit.reference_agent.caller import Caller
@@ -12,6 +13,7 @@ from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.policies import Access, Action
 from nylorun_a2a_kit.reference_agent.push import Config, PushConfigs
 from nylorun_a2a_kit.reference_agent.queue import Queued
+from nylorun_a2a_kit.reference_agent.rpc import Problems, Reading
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord, from_row
 
 
@@ -110,3 +112,39 @@ class QueuedFoundByIdAlone(Access):
 
     def allows(self, caller: Caller, task: TaskRecord, action: Action) -> bool:
         return bool(task.scenario.get("queued")) or super().allows(caller, task, action)
+
+
+_CONFIGURED: ContextVar[bool] = ContextVar("configured", default=False)  # the request is a configured SendMessage
+
+
+CONFIGURED_SEND_SKIPS_THE_OWNER_CHECK = declare(
+    "configured-send-skips-the-owner-check",
+    "a SendMessage with a configuration (returnImmediately, historyLength, an inline push config…) goes the way of "
+    "the configured path, which looks the task it names up by its id alone, queued messages too, and continues it "
+    "whoever owns it",
+    "ISO-01",
+    "ISO-05",
+    "ISO-06",
+)
+
+
+@CONFIGURED_SEND_SKIPS_THE_OWNER_CHECK
+class ConfiguredSendRead(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        _CONFIGURED.set(method == "SendMessage" and bool(params.get("configuration")))
+        return super().params(method, params)
+
+
+@CONFIGURED_SEND_SKIPS_THE_OWNER_CHECK
+class ConfiguredSendSkipsTheOwnerCheck(Access):
+    def find(self, caller: Caller, task_id: str) -> TaskRecord | None:
+        task = super().find(caller, task_id)
+        if task is not None or not _CONFIGURED.get():
+            return task
+        row = self.queue.db.execute(
+            "SELECT * FROM queued WHERE message_id=? ORDER BY position DESC", (task_id,)
+        ).fetchone()
+        return from_row(Queued, row).as_task() if row else None
+
+    def allows(self, caller: Caller, task: TaskRecord, action: Action) -> bool:
+        return (_CONFIGURED.get() and action in ("continue", "send")) or super().allows(caller, task, action)

@@ -1,11 +1,14 @@
-"""Faults of the extension data a task's status updates carry through its life: the plan on every update of a
-turn that has one, telemetry on the terminal update of every way a turn ends."""
+"""Faults of what a task shows through its life: the plan on every update of a turn that has one, telemetry on the
+terminal update of every way a turn ends, and an ended task answered at once to a message instead of refused."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.keys import serving
+from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.scenarios import Scenarios
 from nylorun_a2a_kit.reference_agent.status import StatusReport
 from nylorun_a2a_kit.reference_agent.store import TERMINAL
@@ -37,3 +40,22 @@ class NoTelemetryOnCancel(StatusReport):
 
     def carries_telemetry(self, state: str) -> bool:
         return state in TERMINAL and state != "TASK_STATE_CANCELED"
+
+
+@declare(
+    "at-once-reply-skips-the-state-check",
+    "a message asking returnImmediately that names an ended task is answered with the task as it is, not refused: "
+    "the at-once path answers before the task's state is checked",
+    "SEND-09",
+)
+@wire.answers
+def at_once_reply_skips_the_state_check(call: wire.Call) -> None:
+    configuration = call.params.get("configuration") or {}
+    task_id = (call.params.get("message") or {}).get("taskId")
+    refused = (call.answer.get("error") or {}).get("code") == -32004
+    if call.method != "SendMessage" or configuration.get("returnImmediately") is not True or not refused:
+        return
+    task = serving(call.http.app).engine.store.get(task_id) if isinstance(task_id, str) else None
+    if task is not None and task.state in TERMINAL:
+        call.answer.pop("error")
+        call.answer["result"] = {"task": Rendering().task(task, "SendMessage", None)}
