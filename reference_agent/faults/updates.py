@@ -59,3 +59,24 @@ def at_once_reply_skips_the_state_check(call: wire.Call) -> None:
     if task is not None and task.state in TERMINAL:
         call.answer.pop("error")
         call.answer["result"] = {"task": Rendering().task(task, "SendMessage", None)}
+
+
+@declare(
+    "ended-task-takes-messages",
+    "a message to an ended task is refused, yet recorded in its history (written before the state is checked, in "
+    "a commit of its own)",
+    "SEND-09",
+)
+@wire.answers
+def ended_task_takes_messages(call: wire.Call) -> None:
+    message = call.params.get("message") or {}
+    refused = (call.answer.get("error") or {}).get("code") == -32004
+    if call.method != "SendMessage" or not refused or not isinstance(message.get("taskId"), str):
+        return
+    store = serving(call.http.app).engine.store
+    task = store.get(message["taskId"])
+    if task is None or task.state not in TERMINAL:
+        return
+    if all(m.get("messageId") != message.get("messageId") for m in task.history):
+        task.history.append({**message, "role": "ROLE_USER", "contextId": task.context_id})
+        store.save(task)
