@@ -256,14 +256,23 @@ def test_history_length_applies_to_listed_tasks(a2a_client: A2AClient):
 
 
 @pytest.mark.req("LIST-12")
-def test_page_holds_at_most_page_size(a2a_client: A2AClient):
+@pytest.mark.parametrize("page", ["first", "later-resized"])
+def test_page_holds_at_most_page_size(a2a_client: A2AClient, page: str):
+    """The first page, and a later one asking another pageSize than the page that gave its token: each page uses
+    its own request's pageSize (a token names where a walk goes on, not how big its pages are)."""
     context = drivers.new_context()
-    for _ in range(3):
+    for _ in range(3 if page == "first" else 5):
         drivers.ordinary(a2a_client, context_id=context)
-    exchange = a2a_client.list_tasks(contextId=context, pageSize=2)
+    if page == "first":
+        exchange, asked = a2a_client.list_tasks(contextId=context, pageSize=2), 2
+    else:
+        token = a2a_client.list_tasks(contextId=context, pageSize=3).result.get("nextPageToken")
+        if not token:
+            not_checked("a first page of 3 of the conversation's 5 tasks gave no nextPageToken (LIST-07 judges it)")
+        exchange, asked = a2a_client.list_tasks(contextId=context, pageSize=1, pageToken=token), 1
     result = exchange.result
-    if result["pageSize"] != 2 or len(result["tasks"]) > 2:
-        exchange.fail("with pageSize 2 the page size used is 2 and the page holds at most two tasks")
+    if result["pageSize"] != asked or len(result["tasks"]) > asked:
+        exchange.fail(f"with pageSize {asked} the page size used is {asked} and the page holds at most {asked}")
 
 
 @pytest.mark.req("LIST-03")

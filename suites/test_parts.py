@@ -10,7 +10,7 @@ import pytest
 from nylorun_a2a_kit.fixtures import oracle
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.requirements import not_checked
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import drivers, queueing
 
 RAW = bytes(range(256)) + "naïve ✓".encode()
 PARTS = {
@@ -164,3 +164,63 @@ def test_agent_answers_every_part_kind(a2a_client: A2AClient):
             download = a2a_client.get(part["url"], headers)
             if download.status != 200 or not download.response_body:
                 download.fail("a url part the Agent answers must fetch its file's bytes (HTTP 200)")
+
+
+# A message of every kind of part, each way a message reaches its task besides a new conversation: queued in a
+# busy conversation until a turn takes it, and as the reply to a task paused on a question.
+OTHER_KINDS = [PARTS["raw"], PARTS["url"], PARTS["data"]]
+
+
+def _kinds(parts: list) -> list[str]:
+    return [next((k for k in ("text", "raw", "url", "data") if k in p), "?") for p in parts if isinstance(p, dict)]
+
+
+@pytest.mark.req("TASK-17")
+@pytest.mark.parametrize(
+    "taken",
+    [
+        pytest.param("queued", marks=pytest.mark.scenario("slow", "complete")),
+        pytest.param("reply", marks=pytest.mark.scenario("ask")),
+    ],
+)
+def test_the_kits_message_keeps_every_part_however_it_reaches_its_task(
+    a2a_client: A2AClient, a2a_cancel_at_end, taken: str
+):
+    """A text part, then a raw, a url and a data part: the task that takes the message holds it with all four, in
+    order (the oracle judges the text's and the data's content on every read)."""
+    message_id = new_id("msg")
+    if taken == "queued":
+        context, running = queueing.busy(a2a_client)
+        a2a_cancel_at_end(a2a_client, running["id"])
+        sent = a2a_client.send(
+            drivers.scenario("complete"),
+            *OTHER_KINDS,
+            context_id=context,
+            message_id=message_id,
+            return_immediately=True,
+        )
+        if sent.is_error:
+            not_checked(f"the Agent refuses a queued message of four kinds of part: {sent.answer_line()}")
+        queueing.queued_task(sent, context, running)
+        takers = queueing.takers(queueing.drain(a2a_client, context, running), [message_id])[message_id]
+        if not takers:
+            pytest.fail(f"no task of conversation {context} took the queued message {message_id}")
+        taker = takers[0]
+    else:
+        paused = drivers.paused_on(a2a_client, "question")
+        a2a_cancel_at_end(a2a_client, paused["id"])
+        sent = a2a_client.send(
+            "blue", *OTHER_KINDS, task_id=paused["id"], context_id=paused["contextId"], message_id=message_id
+        )
+        if sent.is_error:
+            not_checked(f"the Agent refuses a reply of four kinds of part: {sent.answer_line()}")
+        taker = drivers.settle(a2a_client, sent.task)
+    exchange = a2a_client.get_task(taker["id"], history_length=drivers.HISTORY_ALL)
+    mine = [m for m in exchange.task.get("history") or [] if m.get("messageId") == message_id]
+    if not mine:
+        exchange.fail(f"the task that took the message {message_id} ({taken}) holds it in its history")
+    if _kinds(mine[0].get("parts") or []) != ["text", "raw", "url", "data"]:
+        exchange.fail(
+            f"the message {message_id} ({taken}) was sent with a text, a raw, a url and a data part, in that order; "
+            f"its task holds {_kinds(mine[0].get('parts') or [])}"
+        )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -22,43 +21,6 @@ def busy(a2a_client: A2AClient):
     context, running = queueing.busy(a2a_client)
     yield context, running
     drivers.cancel_quietly(a2a_client, running["id"])
-
-
-def _listed(a2a_client: A2AClient, context: str) -> list[dict]:
-    walk, token = [], None
-    for _ in range(20):
-        exchange = a2a_client.list_tasks(contextId=context, pageToken=token, historyLength=20, pageSize=100)
-        walk += exchange.result["tasks"]
-        token = exchange.result["nextPageToken"]
-        if not token:
-            return walk
-    exchange.fail("the walk did not end within 20 pages")
-    return walk
-
-
-def _after_queue_drains(a2a_client: A2AClient, context: str, running: dict) -> list[dict]:
-    """End the running turn, then the context's tasks once everything queued before now has run.
-
-    A probe message joins the queue last; once its turn has ended, every message queued before it has been
-    taken, so a lost message is seen at once rather than by waiting out a timeout.
-    """
-    a2a_client.cancel(running["id"]).ok()
-    drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
-    deadline = time.monotonic() + a2a_client.timeout_s
-    interval = 0.02
-    while True:
-        listed = _listed(a2a_client, context)
-        if all(drivers.state(t) in drivers.SETTLED for t in listed):
-            return listed
-        if time.monotonic() >= deadline:
-            unsettled = [t["id"] for t in listed if drivers.state(t) not in drivers.SETTLED]
-            pytest.fail(
-                f"context {context}: the probe queued last has ended, yet tasks queued before it ({unsettled}) "
-                f"had still not ended {a2a_client.timeout_s:.0f} s later: a context takes its queue in order, one "
-                "turn at a time"
-            )
-        time.sleep(interval)
-        interval = min(interval * 2, 0.5)
 
 
 @pytest.mark.req("QUEUE-01")
@@ -91,7 +53,7 @@ def test_a_queued_tasks_id_once_taken_is_no_longer_the_queued_placeholder(a2a_cl
     context, running = busy
     message_id = new_id("queued")
     queued = queueing.queued_task(queueing.send(a2a_client, context, message_id), context, running)
-    listed = _after_queue_drains(a2a_client, context, running)
+    listed = queueing.drain(a2a_client, context, running)
     if not queueing.takers(listed, [message_id])[message_id]:
         not_checked(f"no listed task of {context} holds the queued message {message_id} once the queue drained")
     exchange = a2a_client.call("GetTask", {"id": queued["id"]})
@@ -133,7 +95,7 @@ def test_queued_messages_are_taken_in_order(a2a_client: A2AClient, busy):
     message_ids = [new_id("queued") for _ in range(3)]
     for message_id in message_ids:
         queueing.queued_task(queueing.send(a2a_client, context, message_id), context, running)
-    listed = _after_queue_drains(a2a_client, context, running)
+    listed = queueing.drain(a2a_client, context, running)
     takers = queueing.takers(listed, message_ids)
     for message_id, tasks in takers.items():
         if len(tasks) != 1:
@@ -156,7 +118,7 @@ def test_concurrent_messages_are_none_lost_none_twice(a2a_client: A2AClient, bus
     queued = [queueing.queued_task(exchange, context, running) for exchange in answers]
     if len({t["id"] for t in queued}) != CONCURRENT:
         pytest.fail(f"{CONCURRENT} messages sent at once got {len({t['id'] for t in queued})} distinct tasks")
-    listed = _after_queue_drains(a2a_client, context, running)
+    listed = queueing.drain(a2a_client, context, running)
     for message_id, tasks in queueing.takers(listed, message_ids).items():
         if len(tasks) != 1:
             pytest.fail(f"message {message_id}, sent with {CONCURRENT - 1} others, ran in {len(tasks)} turns, not 1")
@@ -171,7 +133,7 @@ def test_retried_queued_message_is_taken_once(a2a_client: A2AClient, busy):
     retry = queueing.send(a2a_client, context, message_id)
     if retry.task["id"] != first["id"]:
         retry.fail(f"a retry of the queued message {message_id} must answer its task {first['id']}")
-    takers = queueing.takers(_after_queue_drains(a2a_client, context, running), [message_id])[message_id]
+    takers = queueing.takers(queueing.drain(a2a_client, context, running), [message_id])[message_id]
     if len(takers) != 1:
         pytest.fail(f"the queued message {message_id}, sent twice with one messageId, ran in {len(takers)} turns")
 
@@ -239,7 +201,7 @@ def test_reject_delivery_gets_context_busy(a2a_client: A2AClient, a2a_target: Ta
     # Nothing was queued: once the context is free, a new message runs at once and the refused one never runs.
     a2a_client.cancel(running["id"]).ok()
     probe = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
-    listed = _listed(a2a_client, context)
+    listed = queueing.listed(a2a_client, context)
     if queueing.takers(listed, [rejected])[rejected]:
         pytest.fail(f"the refused message {rejected} ran after all")
     if probe["id"] not in [t["id"] for t in listed] or len(listed) != 2:

@@ -78,6 +78,19 @@ class FeedSessionCursorIgnored(Feed):
         return super().session_turns(session, subjects, 0)
 
 
+@declare(
+    "feed-page-ordered-by-start",
+    "a page's turns are sorted by startedAt before they are written (the serializer shared with the session view): a "
+    "turn that started earlier but changed later comes first",
+    "FEED-03",
+)
+@wire.feed_pages
+def feed_page_ordered_by_start(page: FeedPage) -> None:
+    turns = page.get("turns")
+    if isinstance(turns, list):
+        turns.sort(key=lambda turn: str(turn.get("startedAt")))
+
+
 @declare("feed-bad-status-word", "a turn's status is 'done'", "FEED-08")
 @wire.feed_pages
 def feed_bad_status_word(page: FeedPage) -> None:

@@ -278,3 +278,31 @@ def filtered_list_oldest_first(call: wire.Call) -> None:
     filtered = any(call.params.get(name) for name in ("contextId", "status", "statusTimestampAfter"))
     if call.method == "ListTasks" and filtered and isinstance(result, dict):
         result["tasks"] = list(reversed(result.get("tasks") or []))
+
+
+_TOKEN_SIZES: dict[str, Any] = {}  # list-page-size-from-token: the page size each page token was made with
+
+LIST_PAGE_SIZE_FROM_TOKEN = declare(
+    "list-page-size-from-token",
+    "a page token carries the page size it was made with, and the handler uses it instead of the request's: a later "
+    "page asking another pageSize gets (and answers) the first page's",
+    "LIST-12",
+)
+
+
+@LIST_PAGE_SIZE_FROM_TOKEN
+class PageSizeFromToken(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        token = served.get("pageToken") if method == "ListTasks" and not problems else None
+        if isinstance(token, str) and token in _TOKEN_SIZES:
+            served = {**served, "pageSize": _TOKEN_SIZES[token]}
+        return served, problems
+
+
+@LIST_PAGE_SIZE_FROM_TOKEN
+@wire.answers
+def remember_page_sizes(call: wire.Call) -> None:
+    result = call.answer.get("result")
+    if call.method == "ListTasks" and isinstance(result, dict) and isinstance(result.get("nextPageToken"), str):
+        _TOKEN_SIZES[result["nextPageToken"]] = result.get("pageSize")

@@ -22,6 +22,7 @@ from nylorun_a2a_kit.reference_agent.policies import (
     unsupported,
 )
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
+from nylorun_a2a_kit.reference_agent.rpc import Problems, Reading
 from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord
 
 
@@ -189,3 +190,35 @@ def queued_id_kept_submitted(call: wire.Call) -> None:
     if call.method == "GetTask" and call.params.get("id") in _PLACEHOLDERS:
         call.answer.pop("error", None)
         call.answer["result"] = copy.deepcopy(_PLACEHOLDERS[call.params["id"]])
+
+
+def _text_only(params: dict[str, Any]) -> dict[str, Any]:
+    """The params with the message's parts cut to its text parts (one part at least kept)."""
+    message = params.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
+        return params
+    texts = [p for p in message["parts"] if isinstance(p, dict) and "text" in p]
+    return {**params, "message": {**message, "parts": texts or message["parts"][:1]}} if texts else params
+
+
+PARTS_TEXT_ONLY_OFF_THE_FIRST_PATH = declare(
+    "parts-text-only-off-the-first-path",
+    "a message queued in a busy conversation, or replying to a paused task, keeps only its text parts (the queue row "
+    "and the reply path store the text; a message that starts a turn keeps every part)",
+    "TASK-17",
+)
+
+
+@PARTS_TEXT_ONLY_OFF_THE_FIRST_PATH
+class QueuedPartsTextOnly(MessageQueue):
+    def add(self, agent_id: str, subject: str, context_id: str, params: dict[str, Any], *rest: Any) -> None:
+        super().add(agent_id, subject, context_id, _text_only(params), *rest)
+
+
+@PARTS_TEXT_ONLY_OFF_THE_FIRST_PATH
+class ReplyPartsTextOnly(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        served, problems = super().params(method, params)
+        if method == "SendMessage" and isinstance((served.get("message") or {}).get("taskId"), str):
+            served = _text_only(served)
+        return served, problems
