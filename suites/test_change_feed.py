@@ -317,6 +317,23 @@ def test_subject_sees_only_its_sessions(feed: Feed, a2a_client: A2AClient, a2a_o
         pytest.fail("with Nylorun-Subject the feed lists only that subject's turns")
 
 
+@pytest.mark.req("FEED-07")
+@pytest.mark.scenario("complete")
+def test_subject_sees_its_turns_on_every_agent(feed: Feed, a2a_client: A2AClient, a2a_target: Target):
+    """A subject's sessions are its sessions on every Agent of the Runtime: its feed lists its turns on each."""
+    if not a2a_target.other_agent_url:
+        not_checked("no second Agent given", needs="--a2a-other-agent-url: a second Agent on the same key")
+    cursor = feed.tail()
+    elsewhere = drivers.run(a2a_client.with_(url=a2a_target.other_agent_url), "complete")
+    here = drivers.run(a2a_client, "complete")
+    turns, _ = feed.walk(after=cursor, subject=a2a_client.subject, until=[elsewhere["id"], here["id"]])
+    missing = [
+        name for name, task in (("the other Agent", elsewhere), ("this one", here)) if not _for(turns, task["id"])
+    ]
+    if missing:
+        pytest.fail(f"with Nylorun-Subject the feed lists that subject's turns on every Agent: missing {missing}")
+
+
 def _running(a2a_client: A2AClient) -> dict:
     task = a2a_client.send(drivers.scenario("slow", 600_000), return_immediately=True).task
     return drivers.wait_for(a2a_client, task["id"], ["TASK_STATE_WORKING"])

@@ -151,18 +151,27 @@ def _applies(a2a_target: Target, scenario: str) -> None:
         not_applicable("a connection interaction is a Profile v2 rule, and the target claims less")
 
 
+# The other kinds' field, alone: an approval answered with a value, a question or a connection with approved.
+OTHER_KINDS_FIELD = {"approve": {"value": "yes"}, "ask": {"approved": True}, "connect": {"approved": True}}
+
+
 @pytest.mark.req("INTER-08")
 @pytest.mark.parametrize("scenario", BY_KIND)
-@pytest.mark.parametrize("answer", ["both", "neither"])
+@pytest.mark.parametrize("answer", ["both", "neither", "the-other-kinds-field"])
 def test_answer_with_both_or_neither_resolves_nothing(
     a2a_v2_client: A2AClient, a2a_target: Target, scenario: str, answer: str, a2a_cancel_at_end
 ):
     _applies(a2a_target, scenario)
     task = _paused(a2a_v2_client, scenario)
     a2a_cancel_at_end(a2a_v2_client, task["id"])
-    fields = {"approved": True, "value": "yes", **ANSWERS[scenario]} if answer == "both" else {}
+    fields = {
+        "both": {"approved": True, "value": "yes", **ANSWERS[scenario]},
+        "neither": {},
+        "the-other-kinds-field": OTHER_KINDS_FIELD[scenario],
+    }[answer]
     drivers.answer(a2a_v2_client, task, **fields)  # refusing it or accepting it without effect are both right
-    _still_waiting(a2a_v2_client, task, f"an answer to a {PAUSE[scenario][0]} with {answer} of approved and value")
+    shown = answer.replace("-", " ") if answer.startswith("the") else f"{answer} of approved and value"
+    _still_waiting(a2a_v2_client, task, f"an answer to a {PAUSE[scenario][0]} with {shown}")
 
 
 @pytest.mark.req("INTER-09")

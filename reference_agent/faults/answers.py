@@ -39,3 +39,21 @@ class EmptyAnswerConnects(Interactions):
 
     def connected(self, answer: dict[str, Any]) -> bool:
         return "value" not in answer or super().connected(answer)
+
+
+@declare(
+    "answer-field-of-another-kind-resolves",
+    "an answer's field is not matched to its interaction's kind: an approval answered with a value is approved, a "
+    "question answered with approved resolves, a connection answered with approved connects",
+    "INTER-08",
+)
+class AnswerFieldOfAnotherKindResolves(Interactions):
+    """The resume code reads `approved or value.connected`, and checks only that one field came."""
+
+    def check_fields(self, answer: dict[str, Any], interaction: dict[str, Any]) -> None:
+        if len({"approved", "value"} & set(answer)) == 1:
+            return
+        super().check_fields(answer, interaction)
+
+    def connected(self, answer: dict[str, Any]) -> bool:
+        return answer.get("approved") is True or super().connected(answer)

@@ -26,6 +26,23 @@ class FeedSubjectLeak(Feed):
         return None
 
 
+@declare(
+    "feed-subject-drops-other-agents",
+    "with a subject the feed joins that subject's sessions of the Runtime's first Agent only: its turns on the other "
+    "Agents are left out",
+    "FEED-07",
+)
+class FeedSubjectDropsOtherAgents(Feed):
+    def rows(
+        self, after: int, subjects: set[str] | None, limit: int, session: str | None
+    ) -> tuple[list[TaskRecord], str]:
+        rows, key = super().rows(after, subjects, limit, session)
+        if subjects is None or not rows:
+            return rows, key
+        first = min(row.agent_id for row in rows)
+        return [row for row in rows if row.agent_id == first], key
+
+
 @declare("feed-no-cursor-on-empty", "an empty feed page carries no cursor", "FEED-02")
 @wire.feed_pages
 def feed_no_cursor_on_empty(page: FeedPage) -> None:
