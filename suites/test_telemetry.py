@@ -65,7 +65,8 @@ def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClie
 @pytest.mark.scenario("echo")
 def test_each_turn_of_a_conversation_joins_its_own_trace(a2a_target: Target, a2a_v2_client: A2AClient):
     """The second of two turns in one conversation, started with another trace, joins that one (a trace context
-    kept per conversation joins the first)."""
+    kept per conversation joins the first); and once the second has ended, the first still reports its own (a trace
+    id kept per conversation, overwritten by each turn's end, reports the latest)."""
     context, reported = drivers.new_context(), []
     for _ in range(2):
         trace_id = secrets.token_hex(16)
@@ -80,6 +81,10 @@ def test_each_turn_of_a_conversation_joins_its_own_trace(a2a_target: Target, a2a
                 f"each turn of conversation {context} joins the trace its own traceparent names: {sent}, "
                 f"but reports {got!r}"
             )
+    _, sent, first_id = reported[0]
+    again = a2a_v2_client.get_task(first_id)
+    if (extensions.read(again.task, extensions.TELEMETRY) or {}).get("traceId") != sent:
+        again.fail(f"once the conversation's later turn ended, its first task still reports its own trace {sent}")
 
 
 @pytest.mark.req("TEL-03")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nylorun_a2a_kit.reference_agent.extensions import TELEMETRY
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.keys import serving
@@ -80,3 +81,33 @@ def ended_task_takes_messages(call: wire.Call) -> None:
     if all(m.get("messageId") != message.get("messageId") for m in task.history):
         task.history.append({**message, "role": "ROLE_USER", "contextId": task.context_id})
         store.save(task)
+
+
+_LATEST_TRACE: dict[str, tuple[str, str]] = {}  # trace-overwritten-by-later-turn: each context's latest ended trace id
+
+
+@declare(
+    "trace-overwritten-by-later-turn",
+    "the trace id is kept on the conversation, overwritten by each turn as it ends, and read from there: every ended "
+    "task of a conversation reports the trace id of its latest ended turn, not its own",
+    "EXT-09",
+    "TEL-03",
+)
+@wire.answers
+def trace_overwritten_by_later_turn(call: wire.Call) -> None:
+    ended = [t for t in call.tasks() if t["status"]["state"] in TERMINAL and isinstance(t.get("contextId"), str)]
+    for task in ended:
+        for data in _telemetry_of(task):
+            stamp = str(task["status"].get("timestamp"))
+            if isinstance(data.get("traceId"), str) and stamp >= _LATEST_TRACE.get(task["contextId"], ("", ""))[0]:
+                _LATEST_TRACE[task["contextId"]] = (stamp, data["traceId"])
+    for task in ended:
+        for data in _telemetry_of(task):
+            if task["contextId"] in _LATEST_TRACE:
+                data["traceId"] = _LATEST_TRACE[task["contextId"]][1]
+
+
+def _telemetry_of(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """The telemetry/v1 data a task carries: on the task, and on its status message."""
+    holders = [task.get("metadata"), (task["status"].get("message") or {}).get("metadata")]
+    return [h[TELEMETRY] for h in holders if isinstance(h, dict) and isinstance(h.get(TELEMETRY), dict)]
