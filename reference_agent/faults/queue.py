@@ -140,18 +140,22 @@ class QueueKeepsNewest(MessageQueue):
 )
 @wire.answers
 def reject_when_conversation_has_tasks(call: wire.Call) -> None:
+    earlier = _beside_a_rejectable_message(call)
+    if earlier:
+        call.answer_error(context_busy(earlier[0]))
+
+
+def _beside_a_rejectable_message(call: wire.Call) -> list[TaskRecord] | None:
+    """For a new message with delivery "reject" that was served a task: the other tasks of its conversation (a
+    few); None for any other call."""
     message = call.params.get("message") or {}
     task = (call.answer.get("result") or {}).get("task")
     if call.method != "SendMessage" or delivery(call.params) != "reject" or message.get("taskId") or not task:
-        return
+        return None
     found = TaskFilter(
         call.http.match_info.get("agent_id"), call.http.headers.get("Nylorun-Subject"), task["contextId"]
     )
-    earlier = [
-        t for t in serving(call.http.app).engine.store.page(found, before_seq=None, limit=5) if t.id != task["id"]
-    ]
-    if earlier:
-        call.answer_error(context_busy(earlier[0]))
+    return [t for t in serving(call.http.app).engine.store.page(found, before_seq=None, limit=5) if t.id != task["id"]]
 
 
 @declare(
@@ -162,15 +166,9 @@ def reject_when_conversation_has_tasks(call: wire.Call) -> None:
 )
 @wire.answers
 def reject_refused_in_a_new_conversation(call: wire.Call) -> None:
-    message = call.params.get("message") or {}
-    task = (call.answer.get("result") or {}).get("task")
-    if call.method != "SendMessage" or delivery(call.params) != "reject" or message.get("taskId") or not task:
-        return
-    found = TaskFilter(
-        call.http.match_info.get("agent_id"), call.http.headers.get("Nylorun-Subject"), task["contextId"]
-    )
-    if all(t.id == task["id"] for t in serving(call.http.app).engine.store.page(found, before_seq=None, limit=5)):
-        call.answer_error(unsupported("The conversation is busy.", "CONTEXT_BUSY", contextId=task["contextId"]))
+    if _beside_a_rejectable_message(call) == []:
+        context = call.answer["result"]["task"]["contextId"]
+        call.answer_error(unsupported("The conversation is busy.", "CONTEXT_BUSY", contextId=context))
 
 
 _PLACEHOLDERS: dict[str, dict[str, Any]] = {}  # queued-id-kept-submitted: each queued answer, by its task id

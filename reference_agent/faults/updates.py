@@ -90,7 +90,6 @@ _LATEST_TRACE: dict[str, tuple[str, str]] = {}  # trace-overwritten-by-later-tur
     "trace-overwritten-by-later-turn",
     "the trace id is kept on the conversation, overwritten by each turn as it ends, and read from there: every ended "
     "task of a conversation reports the trace id of its latest ended turn, not its own",
-    "EXT-09",
     "TEL-03",
 )
 @wire.answers
