@@ -58,6 +58,21 @@ def test_context_filter_lists_exactly_that_conversation(a2a_client: A2AClient, f
         exchange.fail(f"contextId {context} should list exactly its five tasks")
 
 
+@pytest.mark.req("LIST-01")
+@pytest.mark.scenario("complete", "fail", "ask")
+def test_context_filter_lists_a_task_in_each_state(a2a_client: A2AClient, a2a_cancel_at_end):
+    """A conversation of a task ended in each terminal state the contract drives, then one paused on a question (a
+    conversation holds one unfinished task at most): the filter lists every one of them, whatever its state."""
+    context = drivers.new_context()
+    made = [drivers.ended_in(a2a_client, ending, context_id=context)["id"] for ending in drivers.ENDINGS]
+    paused = drivers.paused_on(a2a_client, "question", context_id=context)
+    a2a_cancel_at_end(a2a_client, paused["id"])
+    exchange = a2a_client.list_tasks(contextId=context)
+    missing = sorted({*made, paused["id"]} - set(_ids(exchange)))
+    if missing:
+        exchange.fail(f"contextId {context} lists its tasks in every state: missing {missing}")
+
+
 @pytest.mark.req("LIST-02")
 def test_status_filter_lists_only_that_state(a2a_client: A2AClient):
     context = drivers.new_context()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
 from nylorun_a2a_kit.fixtures.requirements import axes, not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target import Target
@@ -323,3 +323,43 @@ def test_a_read_changes_nothing(a2a_client: A2AClient, read: str):
         a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).fail(
             f"{read} is a read: later reads must show the task as before it, {before}, not {after}"
         )
+
+
+# The scenarios whose ended tasks carry something of their own to keep: a plan and its telemetry, a file artifact, an
+# echo artifact, a plain completion.
+KEPT_THROUGH_LATER_TURNS = ("plan", "file", "echo", "complete")
+
+
+@pytest.mark.req("TASK-04", "EXT-09")
+@pytest.mark.scenario(*KEPT_THROUGH_LATER_TURNS)
+def test_an_ended_task_reads_as_it_ended_after_later_turns(a2a_v2_client: A2AClient):
+    """Each turn of one conversation, read as it ends and again once every later turn has ended (GetTask, and the
+    conversation listed): its state, artifacts, history and extension data are as they ended. The oracle holds every
+    read to the first (rules terminal-kept, ended-artifact-set, ended-artifacts, ended-data-kept, ended-history-kept);
+    a Runtime keeping something per conversation, overwritten by the latest turn, shows here."""
+    context, first_reads = drivers.new_context(), {}
+    for name in KEPT_THROUGH_LATER_TURNS:
+        task = drivers.settle(a2a_v2_client, drivers.run(a2a_v2_client, name, context_id=context))
+        first_reads[task["id"]] = a2a_v2_client.get_task(task["id"], history_length=drivers.HISTORY_ALL).task
+    for task_id, first in first_reads.items():
+        again = a2a_v2_client.get_task(task_id, history_length=drivers.HISTORY_ALL)
+        changed = [what for what, read in _kept(again.task).items() if read != _kept(first)[what]]
+        if changed:
+            again.fail(
+                f"task {task_id} of conversation {context}, read again once its later turns ended, shows another "
+                f"{', '.join(changed)} than when it ended"
+            )
+    a2a_v2_client.list_tasks(contextId=context, includeArtifacts=True, historyLength=drivers.HISTORY_ALL)
+
+
+def _kept(task: dict) -> dict:
+    """What an ended task keeps, as the check compares it: its state and status time, its artifacts' and history's
+    ids, and each profile extension's data (a file's URL may be minted anew for each read: the oracle judges parts)."""
+    status = task.get("status") or {}
+    return {
+        "state": status.get("state"),
+        "status timestamp": status.get("timestamp"),
+        "artifacts": [a.get("artifactId") for a in task.get("artifacts") or []],
+        "history": [m.get("messageId") for m in task.get("history") or []],
+        **{f"{uri} data": extensions.read(task, uri) for uri in extensions.V2},
+    }

@@ -306,3 +306,20 @@ def remember_page_sizes(call: wire.Call) -> None:
     result = call.answer.get("result")
     if call.method == "ListTasks" and isinstance(result, dict) and isinstance(result.get("nextPageToken"), str):
         _TOKEN_SIZES[result["nextPageToken"]] = result.get("pageSize")
+
+
+@declare(
+    "context-list-drops-paused",
+    "ListTasks of a conversation leaves out its tasks paused on an interaction (the listing joins the turns that run "
+    "or ended)",
+    "LIST-01",
+)
+@wire.answers
+def context_list_drops_paused(call: wire.Call) -> None:
+    result = call.answer.get("result")
+    if call.method != "ListTasks" or not call.params.get("contextId") or not isinstance(result, dict):
+        return
+    kept = [t for t in result.get("tasks") or [] if (t.get("status") or {}).get("state") not in INTERRUPTED]
+    if len(kept) != len(result.get("tasks") or []):
+        result["totalSize"] = max(0, int(result.get("totalSize") or 0) - (len(result["tasks"]) - len(kept)))
+        result["tasks"] = kept
