@@ -91,6 +91,7 @@ _LATEST_TRACE: dict[str, tuple[str, str]] = {}  # trace-overwritten-by-later-tur
     "the trace id is kept on the conversation, overwritten by each turn as it ends, and read from there: every ended "
     "task of a conversation reports the trace id of its latest ended turn, not its own",
     "TEL-03",
+    "EXT-09",
 )
 @wire.answers
 def trace_overwritten_by_later_turn(call: wire.Call) -> None:
