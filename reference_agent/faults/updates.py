@@ -12,7 +12,7 @@ from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.scenarios import Scenarios
 from nylorun_a2a_kit.reference_agent.status import StatusReport
-from nylorun_a2a_kit.reference_agent.store import TERMINAL
+from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
 
 
 @declare("plan-missing-on-terminal-update", "the terminal status update of a plan carries no plan", "PROG-01")
@@ -51,15 +51,20 @@ class NoTelemetryOnCancel(StatusReport):
 )
 @wire.answers
 def at_once_reply_skips_the_state_check(call: wire.Call) -> None:
-    configuration = call.params.get("configuration") or {}
-    task_id = (call.params.get("message") or {}).get("taskId")
-    refused = (call.answer.get("error") or {}).get("code") == -32004
-    if call.method != "SendMessage" or configuration.get("returnImmediately") is not True or not refused:
-        return
-    task = serving(call.http.app).engine.store.get(task_id) if isinstance(task_id, str) else None
-    if task is not None and task.state in TERMINAL:
+    task = _ended_task_refused(call)
+    if task is not None and (call.params.get("configuration") or {}).get("returnImmediately") is True:
         call.answer.pop("error")
         call.answer["result"] = {"task": Rendering().task(task, "SendMessage", None)}
+
+
+def _ended_task_refused(call: wire.Call) -> TaskRecord | None:
+    """The ended task a SendMessage named and was refused (-32004) for; None for any other call."""
+    task_id = (call.params.get("message") or {}).get("taskId")
+    refused = (call.answer.get("error") or {}).get("code") == -32004
+    if call.method != "SendMessage" or not refused or not isinstance(task_id, str):
+        return None
+    task = serving(call.http.app).engine.store.get(task_id)
+    return task if task is not None and task.state in TERMINAL else None
 
 
 @declare(
@@ -70,17 +75,10 @@ def at_once_reply_skips_the_state_check(call: wire.Call) -> None:
 )
 @wire.answers
 def ended_task_takes_messages(call: wire.Call) -> None:
-    message = call.params.get("message") or {}
-    refused = (call.answer.get("error") or {}).get("code") == -32004
-    if call.method != "SendMessage" or not refused or not isinstance(message.get("taskId"), str):
-        return
-    store = serving(call.http.app).engine.store
-    task = store.get(message["taskId"])
-    if task is None or task.state not in TERMINAL:
-        return
-    if all(m.get("messageId") != message.get("messageId") for m in task.history):
+    task, message = _ended_task_refused(call), call.params.get("message") or {}
+    if task is not None and all(m.get("messageId") != message.get("messageId") for m in task.history):
         task.history.append({**message, "role": "ROLE_USER", "contextId": task.context_id})
-        store.save(task)
+        serving(call.http.app).engine.store.save(task)
 
 
 _LATEST_TRACE: dict[str, tuple[str, str]] = {}  # trace-overwritten-by-later-turn: each context's latest ended trace id
