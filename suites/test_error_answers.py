@@ -40,6 +40,13 @@ def test_answer_carries_the_request_id(a2a_client: A2AClient, method: str, reque
     methods.Harmless(method).send(a2a_client, request_id=request_id)  # call() checks the id, value and type
 
 
+@pytest.mark.req("ERR-16")
+@pytest.mark.parametrize("request_id", [2**53 + 1, -(2**53 + 1)], ids=["above", "below"])
+@EVERY_METHOD
+def test_an_id_past_double_precision_is_answered_exactly(a2a_client: A2AClient, method: str, request_id: int):
+    methods.Harmless(method).send(a2a_client, request_id=request_id)  # call() checks the id, value and type
+
+
 # Errors answered before any method runs: each must still carry the request's id.
 REFUSALS = {
     "version-refused": lambda client, rid: methods.Harmless("ListTasks").send(client, version="9.9", request_id=rid),

@@ -87,6 +87,10 @@ def _differences(sent: list[dict], got: list[dict]) -> list[str]:
     ]
 
 
+# A client's own metadata on its message (no extension's): its copy in history holds it as sent.
+CLIENT_METADATA = {"kit-note": {"ticket": "T-1", "tags": ["a", "b"], "none": None}, "kit-flag": True}
+
+
 def _echoed(a2a_client: A2AClient, *parts: dict) -> tuple[dict, list[dict]]:
     task = drivers.settle(a2a_client, a2a_client.send(drivers.scenario("echo"), *parts).task)
     return task, [p for a in task.get("artifacts") or [] for p in a.get("parts", [])]
@@ -111,7 +115,7 @@ def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient, mess
     messageId it was sent with, however long."""
     sent = [{"text": drivers.ORDINARY_TEXT}, PARTS["data"], VARIANTS["data-null-member"]]
     message_id = new_id("msg") if message_id_length == "short" else drivers.long_id("msg")
-    answer = a2a_client.send(*sent, message_id=message_id)
+    answer = a2a_client.send(*sent, message_id=message_id, message_metadata=CLIENT_METADATA)
     if answer.is_error:
         not_checked(f"the Agent refuses a message of text and data parts: {answer.json.get('error')}")
     task = drivers.settle(a2a_client, drivers.task_of(answer, "no task holds the message"))
@@ -126,6 +130,12 @@ def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient, mess
     )  # as JSON values: 1 and 1.0 are one number (RFC 8259; protobuf's Value holds a double)
     if not kept:
         exchange.fail(f"the kit's message {message_id} must keep its parts (text, then data) as sent: got {got}")
+    metadata = mine[0].get("metadata") or {}
+    lost = {k: v for k, v in CLIENT_METADATA.items() if not oracle.rules.same_value(metadata.get(k), v)}
+    if lost:
+        exchange.fail(
+            f"the kit's message {message_id} must keep the metadata it was sent with: {lost} became {metadata}"
+        )
 
 
 @pytest.mark.req("PART-01")
@@ -197,6 +207,7 @@ def test_the_kits_message_keeps_every_part_however_it_reaches_its_task(
             *OTHER_KINDS,
             context_id=context,
             message_id=message_id,
+            message_metadata=CLIENT_METADATA,
             return_immediately=True,
         )
         if sent.is_error:
@@ -210,7 +221,12 @@ def test_the_kits_message_keeps_every_part_however_it_reaches_its_task(
         paused = drivers.paused_on(a2a_client, "question")
         a2a_cancel_at_end(a2a_client, paused["id"])
         sent = a2a_client.send(
-            "blue", *OTHER_KINDS, task_id=paused["id"], context_id=paused["contextId"], message_id=message_id
+            "blue",
+            *OTHER_KINDS,
+            task_id=paused["id"],
+            context_id=paused["contextId"],
+            message_id=message_id,
+            message_metadata=CLIENT_METADATA,
         )
         if sent.is_error:
             not_checked(f"the Agent refuses a reply of four kinds of part: {sent.answer_line()}")

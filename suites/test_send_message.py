@@ -162,6 +162,36 @@ def test_retried_message_id_answers_the_same_task(a2a_client: A2AClient):
         listed.fail("a retried messageId must not start a second task")
 
 
+# Ids a store may take for one another (a case-insensitive collation, padding ignored, a prefix match, a cut):
+# each is another id, so another message (RFC 8259 §8.3: strings compare by their code units).
+OTHER_SPELLINGS = {
+    "other-case": str.swapcase,
+    "trailing-space": lambda m: m + " ",
+    "longer": lambda m: m + "0",
+    "shorter": lambda m: m[:-1],
+}
+
+
+@pytest.mark.req("SEND-04")
+@pytest.mark.scenario("complete")
+@pytest.mark.parametrize("spelling", list(OTHER_SPELLINGS))
+def test_another_spelling_of_a_message_id_is_another_message(a2a_client: A2AClient, spelling: str):
+    """A message whose messageId is another spelling of one the caller sent is no retry: it runs as a message of
+    its own, in a task of its own."""
+    message_id = new_id("msg")
+    first = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", message_id=message_id))
+    other = OTHER_SPELLINGS[spelling](message_id)
+    second = a2a_client.send(drivers.scenario("complete"), message_id=other)
+    if second.is_error:
+        not_checked(f"the Agent refuses the messageId {other!r}: {second.answer_line()}")
+    task = drivers.task_of(second, "a new message answered without a task")
+    if task["id"] == first["id"]:
+        second.fail(
+            f"the messageId {other!r} is not {message_id!r}: the message must run as a new one, not be answered "
+            f"with the earlier message's task {first['id']}"
+        )
+
+
 @pytest.mark.req("SEND-04")
 @pytest.mark.parametrize(
     "while_",

@@ -161,6 +161,30 @@ def test_an_ended_task_reads_in_the_state_it_ended_in(a2a_client: A2AClient, end
         got.fail(f"task {task['id']} ended {ending}; GetTask answers it {drivers.state(got.task)}")
 
 
+@pytest.mark.req("TASK-18")
+@pytest.mark.parametrize("ending", drivers.each_ending())
+def test_an_ended_tasks_status_is_its_last(request: pytest.FixtureRequest, a2a_client: A2AClient, ending: str):
+    """What the kit does to an ended task after reading it (read it on every method, write a push config to it,
+    send it a message and cancel it, both refused) changes nothing of its status: its state and status time read
+    again are those it ended with (the oracle holds every read after the first to them)."""
+    task = drivers.ended_in(a2a_client, ending)
+    first = a2a_client.get_task(task["id"]).task
+    a2a_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
+    a2a_client.list_tasks(contextId=task["contextId"])
+    if drivers.pushes(request):
+        endpoint = request.getfixturevalue("a2a_push_receiver").endpoint()
+        a2a_client.call("CreateTaskPushNotificationConfig", {"taskId": task["id"], **drivers.push_config(endpoint.url)})
+    a2a_client.send(drivers.ORDINARY_TEXT, task_id=task["id"], context_id=task["contextId"])
+    a2a_client.cancel(task["id"])
+    again = a2a_client.get_task(task["id"])
+    shown = [(drivers.state(t), drivers.status_time(t)) for t in (first, again.task)]
+    if shown[0] != shown[1]:
+        again.fail(
+            f"task {task['id']} ended {shown[0][0]} at {first['status'].get('timestamp')}; after reads, a push "
+            f"config and a refused message and cancel it reads {shown[1][0]} at {again.task['status'].get('timestamp')}"
+        )
+
+
 @pytest.mark.req("TASK-16")
 @pytest.mark.scenario("slow")
 def test_a_status_time_never_goes_back(a2a_client: A2AClient):

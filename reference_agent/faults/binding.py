@@ -64,6 +64,18 @@ class NotificationErrorsAnswered(Reading):
         return error is not None or super().replies(request, error)
 
 
+@declare(
+    "ids-read-as-doubles",
+    "the request is parsed with numbers as doubles: an integer id past 2^53 is answered as the nearest double",
+    "ERR-16",
+)
+@wire.answers
+def ids_read_as_doubles(call: wire.Call) -> None:
+    sent = call.request.get("id") if isinstance(call.request, dict) else None
+    if isinstance(sent, int) and not isinstance(sent, bool) and abs(sent) > 2**53:
+        call.answer["id"] = int(float(sent))
+
+
 @declare("method-names-case-insensitive", "method names are matched ignoring case: sendMessage is served", "ERR-05")
 class MethodNamesCaseInsensitive(Reading):
     def envelope(self, request: Any) -> tuple[Any, Problems]:

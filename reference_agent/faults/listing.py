@@ -11,7 +11,7 @@ from nylorun_a2a_kit.reference_agent.engine import Cancelling
 from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.listing import Paging
+from nylorun_a2a_kit.reference_agent.listing import Page, Paging
 from nylorun_a2a_kit.reference_agent.rpc import Problems, Reading, Rendering
 from nylorun_a2a_kit.reference_agent.store import INTERRUPTED, TaskFilter, TaskRecord, session_id
 
@@ -35,6 +35,36 @@ declare("context-filter-ignored", "ListTasks ignores the contextId filter", "LIS
 declare("timestamp-filter-ignored", "ListTasks ignores statusTimestampAfter", "LIST-03")(
     _filter_ignoring("status_after")
 )
+
+
+@declare(
+    "unset-filters-taken-as-values",
+    'ListTasks reads contextId "" and status TASK_STATE_UNSPECIFIED as values to filter by (the filter tests the '
+    "member's presence, not proto3's unset value): a list of them is empty",
+    "LIST-01",
+    "LIST-02",
+)
+class UnsetFiltersTakenAsValues(Paging):
+    def task_filter(self, caller: Caller, params: dict[str, Any]) -> TaskFilter:
+        found = super().task_filter(caller, params)
+        if params.get("contextId") == "":
+            found = replace(found, context_id="")
+        if params.get("status") == "TASK_STATE_UNSPECIFIED":
+            found = replace(found, state="TASK_STATE_UNSPECIFIED")
+        return found
+
+
+@declare(
+    "empty-page-token-refused",
+    'ListTasks reads pageToken "" as a token to decode (it tests presence, not proto3\'s unset value): refused as '
+    "one it did not issue",
+    "LIST-06",
+)
+class EmptyPageTokenRefused(Paging):
+    def page(self, caller: Caller, params: dict[str, Any]) -> Page:
+        if params.get("pageToken") == "":
+            self.unreadable("")
+        return super().page(caller, params)
 
 
 @declare("timestamp-offset-read-as-utc", "statusTimestampAfter written with an offset is read as UTC", "LIST-13")

@@ -53,6 +53,35 @@ class NewTaskOnRetry(Conversations):
         return None
 
 
+@declare(
+    "message-id-prefix-retry",
+    "the idempotency lookup matches a stored messageId as a prefix (LIKE 'id%'): a message whose id begins with an "
+    "id the caller sent is taken for that message's retry",
+    "SEND-04",
+)
+class MessageIdPrefixRetry(Conversations):
+    def retried(self, caller: Caller, message: dict[str, Any]) -> str | None:
+        row = self.store.db.execute(
+            "SELECT task_id FROM message_ids WHERE agent_id=? AND subject=? AND ? LIKE message_id || '%' "
+            "ORDER BY length(message_id) DESC LIMIT 1",
+            (caller.agent_id, caller.subject, message["messageId"]),
+        ).fetchone()
+        return row[0] if row else None
+
+
+@declare(
+    "empty-ids-file-under-the-empty-conversation",
+    'a message whose contextId or taskId is "" is filed under the conversation "" (the code tests whether the '
+    "member is there, not proto3's unset value): every such message of a caller shares one conversation",
+    "SEND-05",
+)
+class EmptyIdsFileUnderTheEmptyConversation(Conversations):
+    def context_id(self, message: dict[str, Any]) -> str:
+        if message.get("contextId") == "" or message.get("taskId") == "":
+            return ""
+        return super().context_id(message)
+
+
 @declare("new-task-on-resume", "an answer to an interrupted task starts a new task", "TASK-03", "SEND-10", "INTER-05")
 class NewTaskOnResume(Conversations):
     def continued(self, message: dict[str, Any]) -> str | None:
@@ -443,6 +472,25 @@ def history_user_parts_first_only(call: wire.Call) -> None:
         for message in task.get("history") or []:
             if isinstance(message, dict) and message.get("role") == "ROLE_USER" and message.get("parts"):
                 message["parts"] = message["parts"][:1]
+
+
+@declare(
+    "history-drops-client-metadata",
+    "GetTask and ListTasks show a client's message without its own metadata (only extension data is stored with it)",
+    "TASK-17",
+)
+@wire.answers
+def history_drops_client_metadata(call: wire.Call) -> None:
+    if call.method not in ("GetTask", "ListTasks"):
+        return
+    for task in call.tasks():
+        for message in task.get("history") or []:
+            if isinstance(message, dict) and message.get("role") == "ROLE_USER" and message.get("metadata"):
+                kept = {k: v for k, v in message["metadata"].items() if "://" in k}
+                if kept:
+                    message["metadata"] = kept
+                else:
+                    message.pop("metadata")
 
 
 def error_reasons_off_by_one(call: wire.Call) -> None:

@@ -85,6 +85,21 @@ _LATEST_TRACE: dict[str, tuple[str, str]] = {}  # trace-overwritten-by-later-tur
 
 
 @declare(
+    "refused-message-stamps-ended-task",
+    "a message refused because its task ended still stamps the task's status time (the row's update time is the "
+    "status time, and the refusal path touches the row)",
+    "TASK-18",
+)
+@wire.answers
+def refused_message_stamps_ended_task(call: wire.Call) -> None:
+    task = _ended_task_refused(call)
+    if task is not None:
+        store = serving(call.http.app).engine.store
+        task.seq, task.status_ts = store.next_status()
+        store.save(task)
+
+
+@declare(
     "trace-overwritten-by-later-turn",
     "the trace id is kept on the conversation, overwritten by each turn as it ends, and read from there: every ended "
     "task of a conversation reports the trace id of its latest ended turn, not its own",
