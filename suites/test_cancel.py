@@ -24,6 +24,17 @@ def test_cancel_running_task(a2a_client: A2AClient):
 
 
 @pytest.mark.req("CANCEL-01")
+@pytest.mark.scenario("slow")
+def test_cancel_with_metadata_cancels(a2a_client: A2AClient):
+    """CancelTaskRequest has a metadata member (a2a.proto, field 3): a cancel carrying it is a cancel like any."""
+    task = a2a_client.send(drivers.scenario("slow", LONG_MS), return_immediately=True).task
+    exchange = a2a_client.call("CancelTask", {"id": task["id"], "metadata": {"reason": "kit", "by": {"check": 1}}})
+    if exchange.is_error or drivers.state(exchange.task) != "TASK_STATE_CANCELED":
+        drivers.cancel_quietly(a2a_client, task["id"])
+        exchange.fail("CancelTask with metadata (a2a.proto CancelTaskRequest.metadata) must cancel the task")
+
+
+@pytest.mark.req("CANCEL-01")
 @pytest.mark.parametrize(
     "kind", [pytest.param(kind, marks=pytest.mark.scenario(name)) for kind, (name, _) in drivers.PAUSES.items()]
 )

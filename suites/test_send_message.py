@@ -8,7 +8,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
 from nylorun_a2a_kit.fixtures.requirements import axes, not_checked
-from nylorun_a2a_kit.fixtures.scenarios import drivers
+from nylorun_a2a_kit.fixtures.scenarios import drivers, queueing
 from nylorun_a2a_kit.fixtures.target import Target
 
 PLAN_STEPS = 20  # a status change every twentieth of the turn
@@ -332,6 +332,25 @@ def test_send_history_length_bounds_an_ordinary_answer(a2a_client: A2AClient, le
     drivers.held_history(a2a_client, task["id"], cut=length)
     if len(exchange.task.get("history") or []) > length:
         exchange.fail(f"configuration.historyLength {length} allows at most {length} messages in the answer")
+
+
+@pytest.mark.req("SEND-12")
+@pytest.mark.scenario("slow", "complete")
+@pytest.mark.parametrize("length", [0, 1])
+def test_send_history_length_bounds_a_queued_answer(a2a_client: A2AClient, a2a_cancel_at_end, length: int):
+    """A message queued behind a running turn is answered at once: under historyLength its answer holds at most
+    that many messages, none for 0."""
+    context, running = queueing.busy(a2a_client)
+    a2a_cancel_at_end(a2a_client, running["id"])
+    exchange = queueing.send(a2a_client, context, history_length=length)
+    if exchange.is_error:
+        not_checked(f"the Agent refuses a message to a busy conversation: {exchange.answer_line()}")
+    task = drivers.task_of(exchange)
+    if len(task.get("history") or []) > length:
+        exchange.fail(
+            f"configuration.historyLength {length} allows at most {length} messages in the answer to a queued "
+            f"message; it holds {len(task['history'])}"
+        )
 
 
 def _check_send_cut(a2a_client: A2AClient, exchange, length: int, sent: list[str]) -> None:

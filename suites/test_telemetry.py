@@ -46,6 +46,23 @@ def test_terminal_update_carries_the_trace_id(a2a_v2_client: A2AClient):
 
 @pytest.mark.req("TEL-03")
 @pytest.mark.scenario("echo")
+def test_a_turn_given_no_traceparent_starts_a_trace_of_its_own(a2a_target: Target, a2a_v2_client: A2AClient):
+    """After a turn that joined the caller's trace, a turn started with no traceparent joins no one's: it reports a
+    new trace (W3C Trace Context: a participant given no trace context starts one)."""
+    trace_id = secrets.token_hex(16)
+    traceparent = f"00-{trace_id}-{secrets.token_hex(8)}-01"
+    _ended(a2a_v2_client, traceparent=traceparent, traceparent_in=a2a_target.traceparent_in)
+    task = _ended(a2a_v2_client)
+    reported = (_telemetry(task) or {}).get("traceId")
+    if reported == trace_id:
+        a2a_v2_client.get_task(task["id"]).fail(
+            f"a turn started with no traceparent reports trace {reported!r}, the trace the caller's earlier turn "
+            "named: it must start a trace of its own"
+        )
+
+
+@pytest.mark.req("TEL-03")
+@pytest.mark.scenario("echo")
 @pytest.mark.parametrize("flags", ["01", "00"], ids=["sampled", "not-sampled"])
 def test_turn_joins_the_callers_trace(a2a_target: Target, a2a_v2_client: A2AClient, flags: str):
     # A trace context is joined whatever its trace-flags say: the sampled bit is the caller's recording decision,

@@ -93,6 +93,20 @@ class NoParamsValidation(Reading):
         return params, []
 
 
+@declare(
+    "cancel-params-without-metadata",
+    "CancelTask's params schema was written from A2A 0.3's TaskIdParams: a cancel with metadata is refused as "
+    "invalid params",
+    "CANCEL-01",
+)
+class CancelParamsWithoutMetadata(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        params, problems = super().params(method, params)
+        if method == "CancelTask" and "metadata" in params and not problems:
+            problems = [("metadata", "is not a member of CancelTask's params")]
+        return params, problems
+
+
 @declare("rejects-unknown-fields", "params with a field the Agent does not know are refused", "ERR-08")
 class RejectsUnknownFields(Reading):
     def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:

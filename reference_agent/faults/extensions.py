@@ -137,6 +137,21 @@ class TraceparentIgnored(Turns):
         return super().trace_id(None)
 
 
+@declare(
+    "traceparent-kept-per-caller",
+    "the trace context lives in a variable the request handler never resets: a turn started without a traceparent "
+    "joins the last trace an earlier request named",
+    "TEL-03",
+)
+class TraceparentKeptPerCaller(Turns):
+    last: str | None = None
+
+    def trace_id(self, traceparent: Any) -> str:
+        if isinstance(traceparent, str):
+            TraceparentKeptPerCaller.last = traceparent
+        return super().trace_id(traceparent or TraceparentKeptPerCaller.last)
+
+
 # -- interactions/v1
 
 

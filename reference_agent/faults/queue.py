@@ -23,7 +23,7 @@ from nylorun_a2a_kit.reference_agent.policies import (
 )
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued
 from nylorun_a2a_kit.reference_agent.rpc import Problems, Reading
-from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord
+from nylorun_a2a_kit.reference_agent.store import Store, TaskFilter, TaskRecord, from_row
 
 
 @declare("busy-refused", "a message to a busy context is refused CONTEXT_BUSY instead of queued", "QUEUE-01")
@@ -220,3 +220,27 @@ class ReplyPartsTextOnly(Reading):
         if method == "SendMessage" and isinstance((served.get("message") or {}).get("taskId"), str):
             served = _text_only(served)
         return served, problems
+
+
+@declare(
+    "queued-answer-history-uncut",
+    "the answer to a queued message is rendered by its own serializer, from the conversation: it shows the running "
+    "turn's history and the message, whatever historyLength asked",
+    "SEND-12",
+)
+@wire.answers
+def queued_answer_history_uncut(call: wire.Call) -> None:
+    message = call.params.get("message") or {}
+    if call.method != "SendMessage" or "historyLength" not in (call.params.get("configuration") or {}):
+        return
+    for task in call.tasks():
+        if task.get("id") != message.get("messageId"):
+            continue
+        store = serving(call.http.app).engine.store
+        row = store.db.execute(
+            "SELECT * FROM tasks WHERE context_id=? AND state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING') "
+            "ORDER BY seq DESC LIMIT 1",
+            (task.get("contextId"),),
+        ).fetchone()
+        running = from_row(TaskRecord, row).history if row else []
+        task["history"] = [*running, {**message, "role": "ROLE_USER"}]
