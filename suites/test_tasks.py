@@ -106,6 +106,20 @@ def test_history_length_answers_the_most_recent_messages(a2a_client: A2AClient, 
         exchange.fail(wrong)
 
 
+@pytest.mark.req("TASK-09")
+@pytest.mark.scenario("ask")
+def test_a_cut_read_leaves_the_history_whole(a2a_client: A2AClient, answered: Answered):
+    """Reading an ended task's history cut to one message changes nothing: read whole again, it holds every
+    message it held before."""
+    task_id = answered.task["id"]
+    whole = a2a_client.get_task(task_id, history_length=drivers.HISTORY_ALL).task.get("history") or []
+    a2a_client.get_task(task_id, history_length=1)
+    again = a2a_client.get_task(task_id, history_length=drivers.HISTORY_ALL)
+    before, after = ([m.get("messageId") for m in h] for h in (whole, again.task.get("history") or []))
+    if before != after:
+        again.fail(f"task {task_id}'s history read whole was {before}; after a read cut to 1 it is {after}")
+
+
 @pytest.mark.req("TASK-10")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("limit", [1, drivers.HISTORY_ALL], ids=["one", "past-all"])

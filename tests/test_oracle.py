@@ -154,7 +154,8 @@ def test_an_ended_tasks_artifact_read_otherwise_is_found():
     assert _judged(model, "SendMessage", {"task": _task(artifacts=first)}) == []
     printed = {**first[0]["parts"][0], "filename": ""}  # a proto3 default printed
     same = [{**first[0], "parts": [printed, {**raw, "raw": "-_8"}, {"data": {"n": 1.0}, "mediaType": ""}], "x": 1}]
-    assert _judged(model, "GetTask", _task(artifacts=same)) == []  # url-safe, unpadded; 1.0; an unknown member
+    # url-safe, unpadded (the same bytes: only their spelling is reported); 1.0; an unknown member
+    assert _judged(model, "GetTask", _task(artifacts=same)) == [("bytes-spelling", "SHAPE-03")]
     bare = [{**first[0], "parts": [{"text": "x"}, raw, {"data": {"n": 1}}]}]
     assert _judged(model, "GetTask", _task(artifacts=bare)) == [("ended-artifacts", "TASK-04")]
     page = {"tasks": [_task(artifacts=bare)]}

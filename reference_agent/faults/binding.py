@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import html
 import json
 from typing import Any
 
@@ -104,6 +105,23 @@ class CancelParamsWithoutMetadata(Reading):
         params, problems = super().params(method, params)
         if method == "CancelTask" and "metadata" in params and not problems:
             problems = [("metadata", "is not a member of CancelTask's params")]
+        return params, problems
+
+
+@declare(
+    "input-text-sanitized",
+    "an input sanitizer trims each text part a client sends and escapes its HTML before it is stored: the text "
+    "echoed and kept in history is not the text sent (text with no blanks around it and no markup is unchanged)",
+    "PART-01",
+    "TASK-17",
+)
+class InputTextSanitized(Reading):
+    def params(self, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+        params, problems = super().params(method, params)
+        message = params.get("message") if method in ("SendMessage", "SendStreamingMessage") else None
+        for part in (message.get("parts") or []) if isinstance(message, dict) else []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                part["text"] = html.escape(part["text"].strip(), quote=False)
         return params, problems
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from nylorun_a2a_kit.reference_agent.engine import Cancelling, Waiting
 from nylorun_a2a_kit.reference_agent.errors import RpcError
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
+from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.policies import Access, Action, Continuation, Conversations, Turns
 from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.store import TERMINAL, TaskRecord
@@ -529,3 +531,41 @@ def read_artifact_parts_bare(call: wire.Call) -> None:
                 if isinstance(part, dict):
                     part.pop("mediaType", None)
                     part.pop("filename", None)
+
+
+@declare(
+    "read-raw-base64url",
+    "GetTask and ListTasks write raw bytes in the URL-safe base64 alphabet without padding (the read path's own "
+    "encoder); SendMessage's answer writes standard base64",
+    "SHAPE-03",
+)
+@wire.answers
+def read_raw_base64url(call: wire.Call) -> None:
+    if call.method not in ("GetTask", "ListTasks"):
+        return
+    for task in call.tasks():
+        messages = [*(task.get("history") or []), (task.get("status") or {}).get("message") or {}]
+        holders = [*(task.get("artifacts") or []), *messages]
+        for holder in holders:
+            for part in holder.get("parts") or [] if isinstance(holder, dict) else []:
+                if isinstance(part, dict) and isinstance(part.get("raw"), str):
+                    raw = base64.b64decode(part["raw"])
+                    part["raw"] = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+@declare(
+    "history-cut-by-a-read",
+    "GetTask with historyLength trims the stored history to what it answered (the read reuses the write path's "
+    "save): a later read shows only the messages that cut kept",
+    "TASK-09",
+)
+@wire.answers
+def history_cut_by_a_read(call: wire.Call) -> None:
+    asked = call.params.get("historyLength")
+    if call.method != "GetTask" or not isinstance(asked, int) or isinstance(asked, bool) or asked < 1:
+        return
+    store = serving(call.http.app).engine.store
+    task = store.get(str(call.params.get("id")))
+    if task is not None and task.state in TERMINAL and len(task.history) > asked:
+        task.history = task.history[-asked:]
+        store.save(task)
