@@ -217,6 +217,12 @@ def extension_uri(name: str) -> str:
     return next(uri for uri in extensions() if uri.rstrip("/").rsplit("/", 2)[-2] == name)
 
 
+def profile_prefix() -> str:
+    """What every profile extension's URI begins with (its documentation root): a key or entry starting with it
+    names a profile extension, of this version or another."""
+    return extension_uri("interactions").rsplit("/", 2)[0] + "/"
+
+
 def extension_uris(since: str | None = None) -> tuple[str, ...]:
     """The profile's extension URIs, oldest version of the profile first; only those of ``since`` when given."""
     ordered = sorted(extensions().values(), key=lambda e: (e.since, e.uri))

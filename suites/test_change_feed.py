@@ -93,6 +93,22 @@ def test_cursor_gives_each_change_once_and_again_after_a_change(feed: Feed, a2a_
 
 
 @pytest.mark.req("FEED-08")
+@pytest.mark.scenario("complete")
+def test_the_turns_of_a_session_start_one_after_another(feed: Feed, a2a_client: A2AClient):
+    """Two turns of one conversation, the second sent once the first ended: the second starts after the first
+    ended (the oracle holds every session's turns to that)."""
+    cursor, context = feed.tail(), drivers.new_context()
+    made = _made(a2a_client, 2, context_id=context)
+    turns, _ = feed.walk(after=cursor, until=made)
+    first, second = (_for(turns, task_id) for task_id in made)
+    if not first or not second:
+        pytest.fail("a turn that is an A2A task names it in a2a {contextId, taskId}")
+    ended, started = first[-1].get("endedAt"), second[-1].get("startedAt")
+    if isinstance(ended, str) and isinstance(started, str) and _when(started) < _when(ended):
+        pytest.fail(f"the second turn of a session starts at {started!r}, before the first ended ({ended!r})")
+
+
+@pytest.mark.req("FEED-08")
 @pytest.mark.scenario("ask")
 @pytest.mark.scenario("complete")
 def test_a_turn_keeps_its_id_and_start_through_its_changes(feed: Feed, a2a_client: A2AClient, a2a_cancel_at_end):
@@ -297,11 +313,16 @@ def test_session_walked_a_turn_a_page(feed: Feed, a2a_client: A2AClient):
     session = next(t["sessionId"] for t in turns if (t.get("a2a") or {}).get("taskId") == made[0])
     listed, after = [], None
     for _ in range(len(made) + 2):  # one page a turn, and the last page; more is a walk that does not end
-        _, page = feed.page(sessionId=session, limit=1, changedAfter=after)
+        exchange, page = feed.page(sessionId=session, limit=1, changedAfter=after)
         listed += [(t.get("a2a") or {}).get("taskId") for t in page["turns"]]
         after = page["cursor"]
         if not page["hasMore"]:
             break
+    else:
+        exchange.fail(
+            f"session {session} has {len(made)} turns, yet walked a turn a page it still says hasMore after "
+            f"{len(made) + 2} pages: the walk of a session ends"
+        )
     if listed != made:
         pytest.fail(f"sessionId walked with limit 1 lists that session's turns once each, oldest first: {listed}")
 

@@ -170,3 +170,25 @@ def test_no_json_rpc_answer_is_marked_for_shared_caches(a2a_client: A2AClient):
         why = oracle.shareable(exchange.response_headers.get_list("cache-control"))
         if why is not None:
             exchange.fail(f"the answer to {exchange.method} is marked for shared caches: {why}")
+
+
+@pytest.mark.req("ISO-09")
+def test_another_spelling_of_the_agent_id_names_no_agent(a2a_client: A2AClient):
+    """The caller's own task, asked for at the Agent's URL with its id's letter case swapped: no Agent is there."""
+    agent = oracle.rules.agent_of(a2a_client.url)
+    if not agent or agent.swapcase() == agent:
+        not_checked(f"the target URL {a2a_client.url} names no Agent id with letters to swap")
+    task = drivers.ordinary(a2a_client)
+    url = a2a_client.url[: a2a_client.url.rindex(agent)] + agent.swapcase()
+    envelope = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task["id"]}}
+    # Sent past the kit's client: its oracle would take an answer at another URL for another Agent's.
+    answer = a2a_client.http.post(url, json=envelope, headers=a2a_client.headers(), timeout=a2a_client.timeout_s)
+    try:
+        result = answer.json().get("result")
+    except ValueError:
+        result = None
+    if answer.status_code == 200 and isinstance(result, dict) and result.get("id") == task["id"]:
+        pytest.fail(
+            f"{url} (the Agent id {agent!r} spelt {agent.swapcase()!r}) served GetTask of the caller's task "
+            f"{task['id']}: another spelling of an Agent id names no Agent (HTTP 404)"
+        )

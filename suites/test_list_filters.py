@@ -231,20 +231,31 @@ def _adjacent(pages: list[Exchange], mine: set[str]) -> Iterator[tuple[dict, dic
 # -- filters and options together
 
 
-def _status_and_time(a2a_client: A2AClient, tasks: Tasks) -> tuple[dict, list[dict], list[dict], list[Exchange]]:
-    """ListTasks of the subject by a state and a time together: the cut, the module's tasks both match, and what
-    the walk listed (other callers' tasks too: each listed one must match both)."""
+def _status_and_time(
+    a2a_client: A2AClient, tasks: Tasks, scope: str
+) -> tuple[dict, list[dict], list[dict], list[Exchange]]:
+    """ListTasks by a state and a time together, of the subject or of one conversation (all three filters at once):
+    the cut, the module's tasks both match, and what the walk listed (of the subject, other callers' tasks too: each
+    listed one must match both)."""
     cut = tasks.in_context(tasks.ended)[1]  # the fail task: after it, the answered question and what follows
     params = {"status": "TASK_STATE_COMPLETED", "statusTimestampAfter": cut["status"]["timestamp"]}
-    expected = [t for t in tasks.changed if drivers.state(t) == params["status"] and _when(t) >= _when(cut)]
+    among = tasks.changed
+    if scope == "conversation":
+        params["contextId"] = tasks.ended
+        among = tasks.in_context(tasks.ended)
+    expected = [t for t in among if drivers.state(t) == params["status"] and _when(t) >= _when(cut)]
     listed, pages = _walk(a2a_client, 100, until=[t["id"] for t in expected], **params)
     return params, expected, listed, pages
 
 
+SCOPES = pytest.mark.parametrize("scope", ["subject", "conversation"])
+
+
 @pytest.mark.req("LIST-02")
 @pytest.mark.parametrize("combined", axes.member("LIST-02", "combines", "statusTimestampAfter+status"))
-def test_status_filter_holds_beside_a_time_filter(a2a_client: A2AClient, tasks: Tasks, combined: str):
-    params, expected, listed, pages = _status_and_time(a2a_client, tasks)
+@SCOPES
+def test_status_filter_holds_beside_a_time_filter(a2a_client: A2AClient, tasks: Tasks, combined: str, scope: str):
+    params, expected, listed, pages = _status_and_time(a2a_client, tasks, scope)
     wrong = [t["id"] for t in listed if drivers.state(t) != params["status"]]
     if wrong or not {t["id"] for t in expected} <= {t["id"] for t in listed}:
         pages[-1].fail(f"{params} lists tasks in that state only, each of them: {[t['id'] for t in expected]}")
@@ -252,8 +263,9 @@ def test_status_filter_holds_beside_a_time_filter(a2a_client: A2AClient, tasks: 
 
 @pytest.mark.req("LIST-03")
 @pytest.mark.parametrize("combined", axes.member("LIST-03", "combines", "status+statusTimestampAfter"))
-def test_time_filter_holds_beside_a_status_filter(a2a_client: A2AClient, tasks: Tasks, combined: str):
-    params, expected, listed, pages = _status_and_time(a2a_client, tasks)
+@SCOPES
+def test_time_filter_holds_beside_a_status_filter(a2a_client: A2AClient, tasks: Tasks, combined: str, scope: str):
+    params, expected, listed, pages = _status_and_time(a2a_client, tasks, scope)
     cut = datetime.fromisoformat(params["statusTimestampAfter"].replace("Z", "+00:00"))
     earlier = [t["id"] for t in listed if _when(t) < cut]
     if earlier or not {t["id"] for t in expected} <= {t["id"] for t in listed}:

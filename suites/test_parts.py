@@ -8,7 +8,7 @@ import json
 import pytest
 
 from nylorun_a2a_kit.fixtures import oracle
-from nylorun_a2a_kit.fixtures.client import A2AClient, new_id
+from nylorun_a2a_kit.fixtures.client import A2AClient, extensions, new_id
 from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers, queueing
 
@@ -160,6 +160,24 @@ def test_the_kits_message_keeps_its_parts_in_history(a2a_client: A2AClient, mess
     if lost:
         exchange.fail(
             f"the kit's message {message_id} must keep the metadata it was sent with: {lost} became {metadata}"
+        )
+
+
+@pytest.mark.req("TASK-17")
+def test_the_kits_message_keeps_the_extensions_it_lists(a2a_v2_client: A2AClient):
+    """A message listing an extension its request activated, read back in its task's history: the list holds it
+    (the oracle holds every read of the message to the same)."""
+    listed = [extensions.PROGRESS]
+    message_id = new_id("msg")
+    answer = a2a_v2_client.send(drivers.ORDINARY_TEXT, message_id=message_id, extensions=listed)
+    if answer.is_error:
+        not_checked(f"the Agent refuses a message listing an extension it declares: {answer.answer_line()}")
+    task = drivers.settle(a2a_v2_client, drivers.task_of(answer, "no task holds the message"))
+    exchange = a2a_v2_client.get_task(task["id"], history_length=drivers.HISTORY_ALL)
+    mine = [m for m in exchange.task.get("history") or [] if m.get("messageId") == message_id]
+    if mine and not set(listed) <= set(mine[0].get("extensions") or []):
+        exchange.fail(
+            f"the kit's message {message_id} listed {listed}; its history copy lists {mine[0].get('extensions')}"
         )
 
 

@@ -174,6 +174,26 @@ def test_each_config_gets_its_own_token(a2a_pushing, a2a_client, a2a_push_receiv
         judged(push_checks.until_pushed(config.endpoint, "TASK_STATE_COMPLETED", a2a_pushing, judge=judged))
 
 
+@pytest.mark.req("PUSH-05")
+@pytest.mark.scenario("ask")
+def test_a_config_made_again_under_a_deleted_id_is_delivered_to(a2a_pushing, a2a_client, a2a_push_receiver):
+    """A config deleted, then created again under the same id for another endpoint: the new one is a config like
+    any, listed and delivered to (a deletion leaves nothing behind that stops it)."""
+    task = drivers.run(a2a_client, "ask")
+    config_id = new_id("cfg")
+    gone = push_checks.endpoint_for(a2a_push_receiver)
+    first = drivers.create_push_config(a2a_client, task["id"], gone.url, config_id=config_id)
+    if first.is_error or first.result.get("id") != config_id:
+        not_checked(f"the Agent does not keep a config id the client chose: {first.answer_line()}")
+    a2a_client.call("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config_id}).ok()
+    again = push_checks.endpoint_for(a2a_push_receiver)
+    made = drivers.create_push_config(a2a_client, task["id"], again.url, config_id=config_id)
+    if made.is_error:  # whether an id may be used again is not on the pages: a refusal leaves nothing to judge
+        not_checked(f"the Agent refuses a config id the task had and deleted: {made.answer_line()}")
+    _answer(a2a_client, task)
+    push_checks.until_pushed(again, "TASK_STATE_COMPLETED", a2a_pushing, client=a2a_client, task_id=task["id"])
+
+
 @pytest.mark.req("PUSH-15")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("several", axes.members("PUSH-15", "several"))

@@ -137,6 +137,35 @@ def feed_ended_at_early(page: FeedPage) -> None:
         turn["endedAt"] = turn["changedAt"]
 
 
+@declare(
+    "session-has-more-from-the-tenant",
+    "a session page's hasMore comes from the Tenant view's count, without the session condition: it says more follow "
+    "whenever the reader sees any turn, and a walk of one session never ends",
+    "FEED-06",
+)
+class SessionHasMoreFromTheTenant(Feed):
+    def page(self, query: dict[str, str], subjects: set[str] | None) -> dict[str, Any]:
+        page = super().page(query, subjects)
+        if query.get("sessionId") and self.store.changed_after(0, subjects, 1):
+            page["hasMore"] = True
+        return page
+
+
+_SESSION_STARTS: dict[str, str] = {}  # feed-started-at-of-the-session: each session's first start, as first shown
+
+
+@declare(
+    "feed-started-at-of-the-session",
+    "the feed query joins the sessions and selects the session row's started_at: every turn shows the start of its "
+    "session's first turn",
+    "FEED-08",
+)
+@wire.feed_pages
+def feed_started_at_of_the_session(page: FeedPage) -> None:
+    for turn in page["turns"]:
+        turn["startedAt"] = _SESSION_STARTS.setdefault(turn["sessionId"], turn["startedAt"])
+
+
 @declare("feed-started-at-moves", "a turn's startedAt is rewritten on each change (it shows changedAt)", "FEED-08")
 @wire.feed_pages
 def feed_started_at_moves(page: FeedPage) -> None:

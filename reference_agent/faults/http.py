@@ -369,3 +369,14 @@ class KeyComparedByPrefix(Gate):
             if key and sent.startswith(key):
                 return key, grant
         return super().credentials(request)
+
+
+@declare(
+    "agent-id-case-insensitive",
+    "the Agent lookup compares ids ignoring letter case: another spelling of an Agent id is served as that Agent",
+    "ISO-09",
+)
+class AgentIdCaseInsensitive(Gate):
+    def agent_id(self, request: web.Request) -> str | None:
+        named = request.match_info.get("agent_id", self.config.agents[0])
+        return next((agent for agent in self.config.agents if agent.casefold() == named.casefold()), None)

@@ -67,6 +67,23 @@ class EmptyPageTokenRefused(Paging):
         return super().page(caller, params)
 
 
+@declare(
+    "status-or-time-cut",
+    "the hand-built WHERE clause groups `state = ? OR status_ts >= ?`: with both a status and a time filter, tasks "
+    "of that state from before the cut and tasks of any state changed after it are listed",
+    "LIST-02",
+    "LIST-03",
+)
+class StatusOrTimeCut(Paging):
+    def fetch(self, flt: TaskFilter, before: int | None, limit: int) -> list[TaskRecord]:
+        if flt.state is None or flt.status_after is None:
+            return super().fetch(flt, before, limit)
+        either = super().fetch(replace(flt, status_after=None), before, limit)
+        either += super().fetch(replace(flt, state=None), before, limit)
+        merged = {task.id: task for task in either}
+        return sorted(merged.values(), key=lambda task: task.seq, reverse=True)[:limit]
+
+
 @declare("timestamp-offset-read-as-utc", "statusTimestampAfter written with an offset is read as UTC", "LIST-13")
 class TimestampOffsetReadAsUtc(Reading):
     """Takes a cut written with an offset (the schema refuses one) by dropping the offset: its clock time is read

@@ -177,6 +177,24 @@ class DeleteNotStopping(PushConfigs):
         return from_row(Config, row) if row else None
 
 
+@declare(
+    "deleted-config-id-tombstoned",
+    "Delete leaves a tombstone per (task, config id) that the outbox checks before each delivery, and Create does "
+    "not clear it: a config made again under a deleted id is listed and gettable but never delivered to",
+    "PUSH-05",
+)
+class DeletedConfigIdTombstoned(PushConfigs):
+    def delete(self, task: Any, config_id: str) -> None:
+        _TOMBSTONES.add((task.id, config_id))
+        super().delete(task, config_id)
+
+    def deliverable(self, task: Any) -> list[Config]:
+        return [c for c in super().deliverable(task) if (c.task_id, c.id) not in _TOMBSTONES]
+
+
+_TOMBSTONES: set[tuple[str, str]] = set()  # deleted-config-id-tombstoned: every (task, config id) deleted
+
+
 # -- what is pushed
 
 

@@ -569,3 +569,17 @@ def history_cut_by_a_read(call: wire.Call) -> None:
     if task is not None and task.state in TERMINAL and len(task.history) > asked:
         task.history = task.history[-asked:]
         store.save(task)
+
+
+@declare(
+    "history-drops-client-extensions",
+    "a client's message is stored without the extensions it lists (the message table has no column for them): "
+    "every read of its history shows it without the list",
+    "TASK-17",
+)
+@wire.answers
+def history_drops_client_extensions(call: wire.Call) -> None:
+    for task in call.tasks():
+        for message in task.get("history") or []:
+            if isinstance(message, dict) and message.get("role") == "ROLE_USER":
+                message.pop("extensions", None)
