@@ -57,15 +57,16 @@ class NewTaskOnRetry(Conversations):
 
 @declare(
     "message-id-prefix-retry",
-    "the idempotency lookup matches a stored messageId as a prefix (LIKE 'id%'): a message whose id begins with an "
-    "id the caller sent is taken for that message's retry",
+    "the idempotency lookup matches ids that begin one another (LIKE either way, written for clients that add a "
+    "suffix to a retry's id): a message whose id begins an id the caller sent, or begins with one, is taken for that "
+    "message's retry",
     "SEND-04",
 )
 class MessageIdPrefixRetry(Conversations):
     def retried(self, caller: Caller, message: dict[str, Any]) -> str | None:
         row = self.store.db.execute(
-            "SELECT task_id FROM message_ids WHERE agent_id=? AND subject=? AND ? LIKE message_id || '%' "
-            "ORDER BY length(message_id) DESC LIMIT 1",
+            "SELECT task_id FROM message_ids WHERE agent_id=? AND subject=? "
+            "AND (?3 LIKE message_id || '%' OR message_id LIKE ?3 || '%') ORDER BY length(message_id) DESC LIMIT 1",
             (caller.agent_id, caller.subject, message["messageId"]),
         ).fetchone()
         return row[0] if row else None
