@@ -220,3 +220,11 @@ def test_card_not_modified_only_for_its_own_tag(a2a_target: Target, form: str):
             )
             if own.status not in (200, 304):
                 own.fail(f"If-None-Match with the card's own tag {etag} is answered 304, or 200 with the card")
+            # RFC 9110 §15.4.5: a 304 carries the ETag and Cache-Control the 200 would have carried.
+            lost = [
+                name
+                for name in ("etag", "cache-control")
+                if own.status == 304 and current.response_headers.get(name) and not own.response_headers.get(name)
+            ]
+            if lost:
+                own.fail(f"the card's 304 Not Modified carries no {' and no '.join(lost)}, which its 200 carries")

@@ -160,6 +160,10 @@ def test_retried_message_id_answers_the_same_task(a2a_client: A2AClient):
     listed = a2a_client.list_tasks(contextId=context)
     if len(listed.result["tasks"]) != 1:
         listed.fail("a retried messageId must not start a second task")
+    read = a2a_client.get_task(first["id"], history_length=drivers.HISTORY_ALL)
+    times = [m.get("messageId") for m in read.task.get("history") or []].count(message_id)
+    if times > 1:
+        read.fail(f"the retried message {message_id} is in its task's history {times} times: a retry changes nothing")
 
 
 # Ids a store may take for one another (a case-insensitive collation, padding ignored, a prefix match, a cut):

@@ -167,3 +167,15 @@ def card_304_any_tag(request: web.Request, response: web.Response) -> web.Respon
     return web.Response(
         status=304, headers={k: v for k, v in response.headers.items() if k in ("Cache-Control", "ETag")}
     )
+
+
+@declare(
+    "card-304-bare",
+    "the conditional middleware answers a card fetch naming the card's own tag with a bare 304: no ETag and no "
+    "Cache-Control, though the 200 carries both",
+    "CARD-12",
+)
+@wire.served(*CARD_ROUTES, status=304)
+def card_304_bare(request: web.Request, response: web.Response) -> None:
+    response.headers.pop("ETag", None)
+    response.headers.pop("Cache-Control", None)

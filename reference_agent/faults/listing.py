@@ -84,6 +84,17 @@ class StatusOrTimeCut(Paging):
         return sorted(merged.values(), key=lambda task: task.seq, reverse=True)[:limit]
 
 
+@declare(
+    "total-size-counts-the-page-query",
+    "totalSize is counted over the page query's subselect, which carries its LIMIT (the page and one more): a "
+    "filter matching more tasks than a page holds is counted as the page and one",
+    "LIST-08",
+)
+class TotalSizeCountsThePageQuery(Paging):
+    def total(self, flt: TaskFilter, page: list[TaskRecord]) -> int:
+        return min(super().total(flt, page), len(page) + 1)
+
+
 @declare("timestamp-offset-read-as-utc", "statusTimestampAfter written with an offset is read as UTC", "LIST-13")
 class TimestampOffsetReadAsUtc(Reading):
     """Takes a cut written with an offset (the schema refuses one) by dropping the offset: its clock time is read

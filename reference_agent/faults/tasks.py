@@ -85,6 +85,22 @@ class EmptyIdsFileUnderTheEmptyConversation(Conversations):
         return super().context_id(message)
 
 
+@declare(
+    "retry-appends-to-history",
+    "the history insert runs before the idempotency check: a retried message is answered with its task, and "
+    "appended to that task's history once more",
+    "SEND-04",
+)
+class RetryAppendsToHistory(Conversations):
+    def retried(self, caller: Caller, message: dict[str, Any]) -> str | None:
+        known = super().retried(caller, message)
+        task = self.store.get(known) if known else None
+        if task is not None:
+            task.history.append({**message, "taskId": task.id, "contextId": task.context_id})
+            self.store.save(task)
+        return known
+
+
 @declare("new-task-on-resume", "an answer to an interrupted task starts a new task", "TASK-03", "SEND-10", "INTER-05")
 class NewTaskOnResume(Conversations):
     def continued(self, message: dict[str, Any]) -> str | None:
