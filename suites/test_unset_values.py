@@ -5,6 +5,8 @@ names no conversation and no task."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
@@ -32,7 +34,8 @@ def test_an_empty_context_filter_lists_every_conversation(a2a_client: A2AClient)
     """``contextId: ""`` is no filter: tasks of two conversations, made after a cut, are both listed."""
     first = drivers.settle(a2a_client, drivers.run(a2a_client, "complete"))
     second = drivers.settle(a2a_client, drivers.run(a2a_client, "complete"))
-    cut = first["status"]["timestamp"]
+    # A cut a second before the first task: whether a task at the cut itself is listed is LIST-03's check.
+    cut = (drivers.status_time(first) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     wanted = {first["id"], second["id"]}
     found, page = _walk(a2a_client, wanted, contextId="", statusTimestampAfter=cut, pageSize=100)
     if found != wanted:
