@@ -9,23 +9,9 @@ from datetime import timedelta
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient
 from nylorun_a2a_kit.fixtures.requirements import not_checked
 from nylorun_a2a_kit.fixtures.scenarios import drivers
-
-PAGES = 20  # a walk narrowed to the check's own window ends well within this
-
-
-def _walk(a2a_client: A2AClient, wanted: set[str], **params) -> tuple[set[str], Exchange]:
-    """The ids of ``wanted`` a walk of ListTasks with ``params`` lists, and its last page."""
-    found, token = set(), None
-    for _ in range(PAGES):
-        page = a2a_client.list_tasks(**params, pageToken=token)
-        found |= {t.get("id") for t in page.result.get("tasks") or []} & wanted
-        token = page.result.get("nextPageToken")
-        if found == wanted or not token:
-            break
-    return found, page
 
 
 @pytest.mark.req("LIST-01")
@@ -37,9 +23,10 @@ def test_an_empty_context_filter_lists_every_conversation(a2a_client: A2AClient)
     # A cut a second before the first task: whether a task at the cut itself is listed is LIST-03's check.
     cut = (drivers.status_time(first) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     wanted = {first["id"], second["id"]}
-    found, page = _walk(a2a_client, wanted, contextId="", statusTimestampAfter=cut, pageSize=100)
+    listed, pages = drivers.list_walk(a2a_client, 100, until=wanted, contextId="", statusTimestampAfter=cut)
+    found = {t["id"] for t in listed} & wanted
     if found != wanted:
-        page.fail(
+        pages[-1].fail(
             f'ListTasks with contextId "" (proto3\'s unset value: no filter) and statusTimestampAfter {cut} must list '
             f"the tasks of both conversations made since, {sorted(wanted)}; it listed {sorted(found)}"
         )
