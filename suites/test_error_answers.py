@@ -47,11 +47,15 @@ def test_an_id_past_double_precision_is_answered_exactly(a2a_client: A2AClient, 
     methods.Harmless(method).send(a2a_client, request_id=request_id)  # call() checks the id, value and type
 
 
-# Errors answered before any method runs: each must still carry the request's id.
+# Errors answered before any method runs: each must still carry the request's id. Each refusal is its own
+# requirement's (the second of the pair): an answer that refuses nothing is judged there, not here.
 REFUSALS = {
-    "version-refused": lambda client, rid: methods.Harmless("ListTasks").send(client, version="9.9", request_id=rid),
-    "method-not-found": lambda client, rid: client.call("KitNoSuchMethod", {}, request_id=rid),
-    "invalid-params": lambda client, rid: client.call("ListTasks", {"pageSize": "ten"}, request_id=rid),
+    "version-refused": (
+        lambda client, rid: methods.Harmless("ListTasks").send(client, version="9.9", request_id=rid),
+        "VER-04",
+    ),
+    "method-not-found": (lambda client, rid: client.call("KitNoSuchMethod", {}, request_id=rid), "ERR-05"),
+    "invalid-params": (lambda client, rid: client.call("ListTasks", {"pageSize": "ten"}, request_id=rid), "ERR-06"),
 }
 
 
@@ -59,8 +63,8 @@ REFUSALS = {
 @EVERY_ID
 @pytest.mark.parametrize("refusal", list(REFUSALS))
 def test_refusal_carries_the_request_id(a2a_client: A2AClient, refusal: str, request_id):
-    exchange = REFUSALS[refusal](a2a_client, request_id)  # call() checks the id, value and type
-    exchange.expect_any_error()
+    send, owner = REFUSALS[refusal]
+    send(a2a_client, request_id).expect_refusal(None, owner=owner)  # call() checked the id, value and type
 
 
 @pytest.mark.req("ERR-01")
@@ -86,6 +90,7 @@ class Provoked:
 
     name: str
     provoke: Callable[[A2AClient], Exchange]
+    owner: str  # the requirement that has the target answer ``name`` here: another answer is judged there
     needs: str = ""  # "push", "no-push", "no-streaming" or "no-extended-card": what the card must say
 
 
@@ -113,20 +118,20 @@ def _envelope(method: str, params: dict, jsonrpc: str = "2.0") -> bytes:
 
 NOT_FOUND, UNSUPPORTED = "TaskNotFoundError", "UnsupportedOperationError"
 A2A_ERRORS = {
-    "GetTask-missing-task": Provoked(NOT_FOUND, _harmless("GetTask")),
-    "CancelTask-missing-task": Provoked(NOT_FOUND, _harmless("CancelTask")),
-    "SendMessage-missing-task": Provoked(NOT_FOUND, _message_to_missing_task),
-    **{f"{m}-missing-task": Provoked(NOT_FOUND, _harmless(m), "push") for m in methods.PUSH_CONFIG},
+    "GetTask-missing-task": Provoked(NOT_FOUND, _harmless("GetTask"), "TASK-05"),
+    "CancelTask-missing-task": Provoked(NOT_FOUND, _harmless("CancelTask"), "CANCEL-03"),
+    "SendMessage-missing-task": Provoked(NOT_FOUND, _message_to_missing_task, "SEND-07"),
+    **{f"{m}-missing-task": Provoked(NOT_FOUND, _harmless(m), "PUSH-17", "push") for m in methods.PUSH_CONFIG},
     **{
-        f"{m}-without-push": Provoked("PushNotificationNotSupportedError", _harmless(m), "no-push")
+        f"{m}-without-push": Provoked("PushNotificationNotSupportedError", _harmless(m), "PUSH-03", "no-push")
         for m in methods.PUSH_CONFIG
     },
-    "CancelTask-ended-task": Provoked("TaskNotCancelableError", _on_ended_task("CancelTask")),
-    "SendMessage-ended-task": Provoked(UNSUPPORTED, _on_ended_task("SendMessage")),
-    "SendStreamingMessage": Provoked(UNSUPPORTED, _harmless("SendStreamingMessage"), "no-streaming"),
-    "SubscribeToTask": Provoked(UNSUPPORTED, _harmless("SubscribeToTask"), "no-streaming"),
-    "GetExtendedAgentCard": Provoked(UNSUPPORTED, _harmless("GetExtendedAgentCard"), "no-extended-card"),
-    "version-9.9": Provoked("VersionNotSupportedError", _harmless("ListTasks", "9.9")),
+    "CancelTask-ended-task": Provoked("TaskNotCancelableError", _on_ended_task("CancelTask"), "CANCEL-02"),
+    "SendMessage-ended-task": Provoked(UNSUPPORTED, _on_ended_task("SendMessage"), "SEND-09"),
+    "SendStreamingMessage": Provoked(UNSUPPORTED, _harmless("SendStreamingMessage"), "STREAM-04", "no-streaming"),
+    "SubscribeToTask": Provoked(UNSUPPORTED, _harmless("SubscribeToTask"), "STREAM-04", "no-streaming"),
+    "GetExtendedAgentCard": Provoked(UNSUPPORTED, _harmless("GetExtendedAgentCard"), "CARD-11", "no-extended-card"),
+    "version-9.9": Provoked("VersionNotSupportedError", _harmless("ListTasks", "9.9"), "VER-04"),
 }
 _ENDED = pytest.mark.scenario("complete")
 A2A_ERROR_CASES = [pytest.param(case, id=case, marks=[_ENDED] if "ended-task" in case else []) for case in A2A_ERRORS]
@@ -137,6 +142,8 @@ STANDARD_ERRORS = {
     "method-not-found": _envelope("KitNoSuchMethod", {}),
     "invalid-params": _envelope("ListTasks", {"pageSize": "ten"}),
 }
+STANDARD_OWNERS = {"parse-error": "ERR-03", "invalid-request": "ERR-03", "method-not-found": "ERR-05"}
+STANDARD_OWNERS["invalid-params"] = "ERR-06"
 EVERY_ERROR_CASE = A2A_ERROR_CASES + [pytest.param(case, id=case) for case in STANDARD_ERRORS]
 
 
@@ -153,14 +160,15 @@ def _applies(a2a_target: Target, needs: str) -> None:
 
 
 def _error_answer(a2a_target: Target, a2a_client: A2AClient, case: str) -> tuple[Exchange, dict]:
-    """The answer of one error case, checked to be that error (its A2A code); and the error object."""
-    if case in STANDARD_ERRORS:  # which standard code each gets is ERR-03's, ERR-05's and ERR-06's to judge
+    """The answer of one error case and its error object. That the case is refused, and with which code, is its own
+    requirement's (an A2A error's owner, ERR-03, ERR-05, ERR-06): another answer leaves this check not checked."""
+    if case in STANDARD_ERRORS:
         exchange = a2a_client.post(STANDARD_ERRORS[case], method=f"({case})", schema="jsonrpc/Response.json")
-        return exchange, exchange.expect_any_error()
+        return exchange, exchange.expect_refusal(None, owner=STANDARD_OWNERS[case])
     provoked = A2A_ERRORS[case]
     _applies(a2a_target, provoked.needs)
     exchange = provoked.provoke(a2a_client)
-    return exchange, exchange.expect_error(provoked.name)
+    return exchange, exchange.expect_refusal(provoked.name, owner=provoked.owner)
 
 
 def _error_info(a2a_target: Target, a2a_client: A2AClient, case: str, missing: str) -> tuple[Exchange, dict]:

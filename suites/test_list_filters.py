@@ -47,7 +47,7 @@ class Tasks:
     sent: dict[str, list[str]] = field(default_factory=dict)  # task id → the kit's message ids, oldest first
 
     def in_context(self, context: str) -> list[dict]:
-        return [t for t in self.changed if t["contextId"] == context]
+        return [t for t in self.changed if t["contextId"] == drivers.known_as(context)]
 
     def stamps(self) -> list[datetime]:
         return [_when(t) for t in self.changed]

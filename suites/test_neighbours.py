@@ -72,7 +72,9 @@ def _taken(client: A2AClient, context: str, message_id: str, meanwhile: Callable
 
 def _still_queued(client: A2AClient, task: dict, context: str, what: str) -> None:
     exchange = client.get_task(task["id"])
-    if drivers.state(exchange.task) != "TASK_STATE_SUBMITTED" or exchange.task.get("contextId") != context:
+    if drivers.state(exchange.task) != "TASK_STATE_SUBMITTED" or exchange.task.get("contextId") != drivers.known_as(
+        context
+    ):
         exchange.fail(f"{what}: its message waits for its own turn, SUBMITTED in {context}")
 
 

@@ -244,7 +244,7 @@ def test_omitted_context_starts_a_new_conversation(a2a_client: A2AClient):
 @pytest.mark.parametrize("length", ["short", "long"])
 def test_given_context_is_kept(a2a_client: A2AClient, length: str):
     """Kept exactly as written, however long: an id a client chose is compared whole (RFC 8259 §8.3)."""
-    context = drivers.new_context() if length == "short" else drivers.long_id("ctx")
+    context = drivers.chosen_context() if length == "short" else drivers.long_id("ctx")
     exchange = a2a_client.send(drivers.scenario("complete"), context_id=context)
     if length == "long" and exchange.is_error:
         not_checked(f"the Agent refuses a contextId of {len(context)} characters: {exchange.answer_line()}")

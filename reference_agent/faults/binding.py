@@ -289,7 +289,6 @@ def error_data_an_object(call: wire.Call) -> None:
 @declare(
     "not-cancelable-as-unsupported",
     "CancelTask of an ended task answers UnsupportedOperationError (-32004), not TaskNotCancelableError (-32002)",
-    "ERR-09",
     "CANCEL-02",
 )
 @wire.answers

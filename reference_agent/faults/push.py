@@ -29,7 +29,6 @@ Headers = dict[str, str]
     "push-unsupported-wrong-code",
     "without a push secret the config methods answer -32601",
     "PUSH-03",
-    "ERR-09",
     run_with=("--a2a-reference-push=off",),
 )
 @wire.refusals("PUSH_NOT_SUPPORTED", PUSH_METHODS)
