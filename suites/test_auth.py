@@ -128,7 +128,7 @@ def _served_alike(
     """The call with a header written another way (``respell``, which ``rule`` allows) is served as it is written
     the kit's way."""
     call = methods.Harmless(method)
-    exchange = a2a_client.post(call.body(), method=method, headers=respell(call.headers(a2a_client)))
+    exchange = a2a_client.post(call.body(a2a_client), method=method, headers=respell(call.headers(a2a_client)))
     exchange.no_response_if_server_failed()  # no Response at all is ERR-14's
     if exchange.status != 200 or not looks_like_jsonrpc(exchange):
         exchange.fail(f"{spelling} is the same credential ({rule}): {method} must serve it")

@@ -28,7 +28,7 @@ def test_every_spelling_of_the_media_type_is_served(a2a_client: A2AClient, metho
     headers = call.headers(a2a_client)
     if axes.subject(spelling) in ("request", "Content-Type"):
         headers = methods.respelled(headers, "Content-Type", axes.kind(spelling))
-    _judge_answer(a2a_client.post(call.body(), method=method, headers=headers), method)
+    _judge_answer(a2a_client.post(call.body(a2a_client), method=method, headers=headers), method)
 
 
 def _judge_answer(exchange, method: str) -> None:

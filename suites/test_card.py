@@ -10,7 +10,7 @@ import pytest
 
 from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.fixtures.client import fetch, http_client
-from nylorun_a2a_kit.fixtures.requirements import not_applicable
+from nylorun_a2a_kit.fixtures.requirements import not_applicable, not_checked
 from nylorun_a2a_kit.fixtures.target import PROFILE_V1_EXTENSIONS, PROFILE_V2_EXTENSIONS, Target, default_card_url
 
 PROFILE_URI_PREFIX = "https://docs.nylorun.com/a2a/"
@@ -228,3 +228,43 @@ def test_card_not_modified_only_for_its_own_tag(a2a_target: Target, form: str):
             ]
             if lost:
                 own.fail(f"the card's 304 Not Modified carries no {' and no '.join(lost)}, which its 200 carries")
+
+
+# The card's own tag written as a client may write it (RFC 9110 §8.8.3, §13.1.2): in a list beside a tag it never had
+# (after it, or before it), written weak, or the field *. Where the tag alone is answered 304, each is too.
+OWN_TAG_FORMS = {
+    "listed-after-a-stale-tag": lambda etag, fresh: f'"{fresh}", {etag}',
+    "listed-before-a-stale-tag": lambda etag, fresh: f'{etag}, "{fresh}"',
+    "written-weak": lambda etag, fresh: etag if etag.startswith("W/") else f"W/{etag}",
+    "any": lambda etag, fresh: "*",
+}
+
+
+@pytest.mark.req("CARD-12")
+@pytest.mark.parametrize("form", list(OWN_TAG_FORMS))
+def test_card_not_modified_for_its_own_tag_however_it_is_written(a2a_target: Target, form: str):
+    """An endpoint that answers 304 to the card's tag alone evaluates If-None-Match: the condition is false when
+    any listed tag matches by weak comparison, or the field is * (RFC 9110 §13.1.2), so each form gets 304 too. An
+    endpoint that ignores the header (200 to its own tag) has nothing here to judge."""
+    headers = {"Accept": "application/json"}
+    with http_client() as http:
+        current = fetch(http, a2a_target.card_url, headers=headers, timeout_s=a2a_target.timeout_s)
+        _card(current)
+        etag = current.response_headers.get("etag", "").strip()
+        if not etag:
+            not_checked("the card carries no ETag: there is no tag of its own to write another way")
+        alone = fetch(
+            http, a2a_target.card_url, headers={**headers, "If-None-Match": etag}, timeout_s=a2a_target.timeout_s
+        )
+        if alone.status != 304:
+            not_checked(f"the card endpoint answers HTTP {alone.status} to its own tag alone: it ignores If-None-Match")
+        written = OWN_TAG_FORMS[form](etag, "kit-" + secrets.token_hex(8))
+        answered = fetch(
+            http, a2a_target.card_url, headers={**headers, "If-None-Match": written}, timeout_s=a2a_target.timeout_s
+        )
+        if answered.status != 304:
+            answered.fail(
+                f"If-None-Match {written} names the card's own tag {etag} ({form}), which alone is answered 304: the "
+                f"condition is false when any listed tag matches by weak comparison (RFC 9110 §13.1.2), so 304, "
+                f"not {answered.status}"
+            )

@@ -71,7 +71,7 @@ def test_refusal_carries_the_request_id(a2a_client: A2AClient, refusal: str, req
 @EVERY_METHOD
 def test_whole_number_id_written_with_a_fraction_is_echoed_or_refused(a2a_client: A2AClient, method: str):
     call = methods.Harmless(method)
-    body = call.body("ID").replace(b'"id": "ID"', b'"id": 1.0')
+    body = call.body(a2a_client, "ID").replace(b'"id": "ID"', b'"id": 1.0')
     exchange = a2a_client.post(body, method=method, headers=call.headers(a2a_client), schema="jsonrpc/Response.json")
     answered = exchange.json.get("id")
     refused = exchange.is_error and exchange.error.get("code") == -32600 and answered is None

@@ -374,7 +374,7 @@ def test_page_size_in_range_is_the_page_size_used(a2a_client: A2AClient, tasks: 
         exchange.fail(f"pageSize {page_size} is in 1..100: the page size used is {page_size}, and no more tasks")
     if matching > page_size and not result["nextPageToken"]:
         exchange.fail(f"{matching} tasks match and pageSize is {page_size}: a next page must follow")
-    outside = [t["id"] for t in result["tasks"] if t.get("contextId") != tasks.ended]
+    outside = [t["id"] for t in result["tasks"] if t.get("contextId") != drivers.known_as(tasks.ended)]
     if outside:
         exchange.fail(f"pageSize beside the contextId filter: tasks {outside} are not of conversation {tasks.ended}")
 

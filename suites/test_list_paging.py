@@ -8,7 +8,7 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 
-from nylorun_a2a_kit.fixtures.client import A2AClient
+from nylorun_a2a_kit.fixtures.client import A2AClient, conversations
 from nylorun_a2a_kit.fixtures.scenarios import drivers, properties
 
 PAUSED = "TASK_STATE_INPUT_REQUIRED"
@@ -198,7 +198,9 @@ class PagingMachine(RuleBasedStateMachine):
     def start_walk(self, where: int, status: str | None, page_size: int, artifacts: bool) -> None:
         if self.walk is not None:
             self.walk.finish(exact=True)
-        params = {"contextId": self.contexts[where], "status": status, "includeArtifacts": artifacts or None}
+        # The conversation as the Agent knows it when the walk starts, on every page of the walk alike.
+        context = conversations.as_written(drivers.known_as(self.contexts[where]))
+        params = {"contextId": context, "status": status, "includeArtifacts": artifacts or None}
         params = {k: v for k, v in params.items() if v is not None}
         self.walk = Walk(self.clients[0], params, page_size, self._matching(params))
         self.next_page()

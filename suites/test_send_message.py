@@ -248,6 +248,8 @@ def test_given_context_is_kept(a2a_client: A2AClient, length: str):
     exchange = a2a_client.send(drivers.scenario("complete"), context_id=context)
     if length == "long" and exchange.is_error:
         not_checked(f"the Agent refuses a contextId of {len(context)} characters: {exchange.answer_line()}")
+    if exchange.is_error:
+        exchange.fail(f"the message names the conversation {context}: it is taken, not refused")
     if exchange.task.get("contextId") != context:
         exchange.fail(f"the task should belong to the conversation {context[:60]}… the message named")
     if length == "long":
@@ -266,7 +268,7 @@ def test_unknown_task_id_is_not_found(a2a_client: A2AClient):
 def test_context_that_differs_from_the_task_is_rejected(a2a_client: A2AClient, a2a_cancel_at_end):
     task = drivers.run(a2a_client, "ask")
     a2a_cancel_at_end(a2a_client, task["id"])
-    exchange = a2a_client.send("blue", task_id=task["id"], context_id=drivers.new_context())
+    exchange = a2a_client.send("blue", task_id=task["id"], context_id=drivers.chosen_context())
     if not exchange.is_error:
         exchange.fail("a message whose contextId differs from its task's must be rejected")
     after = a2a_client.get_task(task["id"])

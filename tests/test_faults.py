@@ -138,6 +138,18 @@ def test_an_agent_that_streams_as_a2a_has_it_passes_the_stream_checks(tmp_path):
     assert streamed and all(verdicts.outcomes[t] == "passed" for t in streamed), verdicts.summary()
 
 
+def test_an_agent_refusing_chosen_context_ids_fails_that_rule_alone(tmp_path):
+    """A2A §3.4.1 lets an Agent refuse a contextId a client chose; the profile's SEND-06 does not. Under
+    chosen-context-refused the kit drives every conversation it names with the ids the Agent issues, and a check
+    needing a conversation the client names is not checked: one deviation, one failure, in a whole run."""
+    verdicts = run_suites(
+        tmp_path, "--a2a-reference-fault=chosen-context-refused", "--a2a-property-profile=quick", lean=True
+    )
+    assert verdicts.outcomes, verdicts.output[-3000:]
+    assert verdicts.failed_requirements() == {"SEND-06"}, verdicts.summary()
+    assert not verdicts.with_outcome("error"), verdicts.with_outcome("error")
+
+
 def test_the_reference_agents_published_verdicts_are_its_own(fault_runs):
     """peers/expected/reference.json (the compatibility table's first column) is the clean run's verdicts;
     NYLORUN_UPDATE_PEER_VERDICTS=1 writes them."""

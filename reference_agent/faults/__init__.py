@@ -35,6 +35,7 @@ def _load() -> dict[str, Any]:
         answers,
         binding,
         card,
+        contexts,
         extensions,
         feed,
         http,
@@ -51,7 +52,8 @@ def _load() -> dict[str, Any]:
         versioning,
     )
 
-    areas = (answers, binding, card, extensions, feed, http, isolation, listing, push, push_configs, queue, scenarios)
+    areas = (answers, binding, card, contexts, extensions, feed, http, isolation, listing, push, push_configs, queue)
+    areas = (*areas, scenarios)
     loaded = {"AREAS": (*areas, shapes, streaming, tasks, updates, versioning)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)

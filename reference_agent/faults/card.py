@@ -179,3 +179,17 @@ def card_304_any_tag(request: web.Request, response: web.Response) -> web.Respon
 def card_304_bare(request: web.Request, response: web.Response) -> None:
     response.headers.pop("ETag", None)
     response.headers.pop("Cache-Control", None)
+
+
+@declare(
+    "card-if-none-match-compared-whole",
+    "a card fetch's If-None-Match is compared with the ETag as one string: the card's own tag in a list or written "
+    "weak, and *, are taken for another tag and answered 200 (the tag alone still gets 304)",
+    "CARD-12",
+)
+@wire.request_headers
+def card_if_none_match_compared_whole(request: web.Request) -> dict[str, str] | None:
+    whole = ", ".join(request.headers.getall("If-None-Match", [])).strip()
+    if not whole or ("," not in whole and not whole.startswith(("W/", "*"))):
+        return None
+    return {"If-None-Match": '"' + whole.replace('"', "'") + '"'}
