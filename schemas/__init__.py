@@ -47,6 +47,12 @@ class ShapeViolation:
     rule: str
     schema_path: str
     message: str
+    schema_title: str = ""  # the title of the schema the instance broke (a shared one's: "Timestamp")
+
+    @property
+    def is_offset_timestamp(self) -> bool:
+        """A google.protobuf.Timestamp written as a date-time, but not in UTC with 'Z' (A2A §5.6.1: TASK-01's)."""
+        return self.schema_title == "Timestamp" and self.rule == "pattern"
 
     def __str__(self) -> str:
         return f"{self.path}: {self.rule} — {self.message} (schema {self.schema_path})"
@@ -156,6 +162,7 @@ def violations(instance: Any, ref: str, *, at: str = "$") -> list[ShapeViolation
                 rule=str(error.validator),
                 schema_path="/".join(str(p) for p in error.absolute_schema_path),
                 message=error.message if len(error.message) < 300 else error.message[:300] + "…",
+                schema_title=str(error.schema.get("title", "")) if isinstance(error.schema, dict) else "",
             )
         )
     return out

@@ -162,7 +162,7 @@ def _cut(tasks: Tasks, where: str) -> tuple[str, datetime]:
     task = {"at-the-oldest": tasks.changed[0], "at-a-middle-task": ended[len(ended) // 2 - 1]}.get(
         where, tasks.changed[-1]
     )
-    return task["status"]["timestamp"], _when(task)
+    return drivers.in_utc(task["status"]["timestamp"]), _when(task)
 
 
 @pytest.mark.req("LIST-03")
@@ -238,7 +238,7 @@ def _status_and_time(
     the cut, the module's tasks both match, and what the walk listed (of the subject, other callers' tasks too: each
     listed one must match both)."""
     cut = tasks.in_context(tasks.ended)[1]  # the fail task: after it, the answered question and what follows
-    params = {"status": "TASK_STATE_COMPLETED", "statusTimestampAfter": cut["status"]["timestamp"]}
+    params = {"status": "TASK_STATE_COMPLETED", "statusTimestampAfter": drivers.in_utc(cut["status"]["timestamp"])}
     among = tasks.changed
     if scope == "conversation":
         params["contextId"] = tasks.ended
@@ -404,7 +404,7 @@ def _total_filters(tasks: Tasks) -> dict[str, tuple[dict, list[dict]]]:
             [t for t in ended if drivers.state(t) == "TASK_STATE_COMPLETED"],
         ),
         "context-and-time": (
-            {"contextId": tasks.ended, "statusTimestampAfter": middle["status"]["timestamp"]},
+            {"contextId": tasks.ended, "statusTimestampAfter": drivers.in_utc(middle["status"]["timestamp"])},
             [t for t in ended if _when(t) >= _when(middle)],
         ),
     }

@@ -101,7 +101,9 @@ def test_status_filter(a2a_client: A2AClient):
 def _check_status_timestamp_cut(a2a_client: A2AClient, context: str, earlier: dict, later: dict) -> None:
     if not (_when(earlier) and _when(later)):
         not_checked("the tasks carry no status timestamp, so the filter's cut cannot be placed")
-    exchange = a2a_client.list_tasks(contextId=context, statusTimestampAfter=later["status"]["timestamp"])
+    exchange = a2a_client.list_tasks(
+        contextId=context, statusTimestampAfter=drivers.in_utc(later["status"]["timestamp"])
+    )
     ids = _ids(exchange)
     if later["id"] not in ids:
         exchange.fail("a task whose status changed at the given time must be listed (the filter is inclusive)")

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from nylorun_a2a_kit import schemas
-from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, PreconditionUnmet
 from nylorun_a2a_kit.fixtures.requirements import not_applicable
-from nylorun_a2a_kit.fixtures.scenarios import properties
+from nylorun_a2a_kit.fixtures.scenarios import methods, properties
 from nylorun_a2a_kit.fixtures.target import Target
 from nylorun_a2a_kit.schemas import strategies
 
@@ -91,8 +91,9 @@ def _names_a_task_elsewhere(method: str, mutant: strategies.Mutant) -> bool:
 
 
 def _fitting_refusals(method: str, a2a_target: Target) -> set[int]:
-    """Codes that rightly answer broken params: -32602, or -32003 from an Agent without push."""
-    codes = {INVALID_PARAMS}
+    """Codes that rightly answer broken params: -32602 (with -32005 for a message's content, methods.validation_codes),
+    or -32003 from an Agent without push."""
+    codes = methods.validation_codes(method, a2a_target.strict_spec)
     if method in PUSH_METHODS and not _push_served(a2a_target):
         codes.add(PUSH_NOT_SUPPORTED)
     return codes
@@ -148,6 +149,12 @@ def test_params_broken_one_way_are_refused(a2a_client: A2AClient, a2a_target: Ta
             return  # served: a right answer too where the rules leave it open (ERR-06's decision)
         if not exchange.is_error:
             exchange.fail(f"params with {mutant.kind} at {mutant.field!r} must be refused, got a result")
+        if exchange.error.get("code") == methods.METHOD_NOT_FOUND:  # the method is missing: its own checks say so
+            raise PreconditionUnmet(
+                f"the Agent does not serve {method}, an A2A 1.0 method ({exchange.answer_line()}): the refusal of its "
+                "broken params is judged once it is served; the method's own checks judge it missing",
+                needs=f"an Agent that serves {method}",
+            )
         if exchange.error.get("code") == TASK_NOT_FOUND and _names_a_task_elsewhere(method, mutant):
             return
         if exchange.error.get("code") not in fitting:

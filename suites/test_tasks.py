@@ -311,12 +311,19 @@ def test_every_state_the_kit_drives_has_its_a2a_name(a2a_client: A2AClient, a2a_
 
 @pytest.mark.req("TASK-01")
 def test_status_timestamp_is_utc(a2a_client: A2AClient):
-    # Every answer's timestamps are already checked against schemas/a2a/Timestamp.json (UTC, 'Z').
-    task = drivers.ordinary(a2a_client)
-    exchange = a2a_client.get_task(task["id"])
+    """Every timestamp of a task's answers (the answer to its message, GetTask, ListTasks): SHAPE-01's checks leave a
+    timestamp with an offset to this one, so that one deviation is one failure."""
+    sent = a2a_client.send(drivers.ORDINARY_TEXT, history_length=10)
+    task = drivers.settle(a2a_client, drivers.task_of(sent, "no task answer"))
+    exchange = a2a_client.get_task(task["id"], history_length=10)
     stamp = exchange.task["status"].get("timestamp")
     if stamp is None:
         not_applicable("the task's status carries no timestamp (optional in A2A 1.0)")
+    listed = a2a_client.list_tasks(contextId=task["contextId"], historyLength=10, includeArtifacts=True)
+    for answer in (sent, exchange, listed):
+        offset = answer.offset_timestamps()
+        if offset:
+            answer.fail("timestamps are UTC with 'Z' (A2A §5.6.1):\n" + "\n".join(f"  {v}" for v in offset[:5]))
     if not stamp.endswith("Z"):
         exchange.fail(f"timestamps are UTC with 'Z' (A2A §5.6.1), got {stamp!r}")
 
