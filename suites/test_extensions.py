@@ -266,7 +266,7 @@ def test_extension_data_has_the_profile_shape(request, uri: str, a2a_recorder: l
         )
         got = a2a_client.get_task(task["id"], history_length=50)
         a2a_client.list_tasks(contextId=task["contextId"], includeArtifacts=True, historyLength=50)
-        seen = seen or any(uri in m for m in extensions.profile_mentions(got.method, got.json.get("result")))
+        seen = seen or any(uri in m for m in extensions.profile_mentions(got.method, got.result))
     wrong = [(e, v) for e in a2a_recorder for v in e.extension_violations.get(uri, [])]
     if wrong:
         exchange, _ = wrong[0]
@@ -389,7 +389,7 @@ def test_an_extension_activated_alone_carries_its_data_and_no_other(a2a_client: 
 
     drivers.wait_for(alone, task["id"], settled_or_shown)
     got = alone.get_task(task["id"], history_length=50)
-    mentions = list(extensions.profile_mentions(got.method, got.json.get("result")))
+    mentions = list(extensions.profile_mentions(got.method, got.result))
     if not shown and not any(uri in m for m in mentions):
         got.fail(f"with only {uri} activated, the {name} turn must carry its {uri} data, as with all five activated")
     others = [m for m in mentions if uri not in m]

@@ -44,6 +44,7 @@ def _load() -> dict[str, Any]:
         push,
         push_configs,
         queue,
+        readings,
         scenarios,
         shapes,
         streaming,
@@ -53,7 +54,7 @@ def _load() -> dict[str, Any]:
     )
 
     areas = (answers, binding, card, contexts, extensions, feed, http, isolation, listing, push, push_configs, queue)
-    areas = (*areas, scenarios)
+    areas = (*areas, readings, scenarios)
     loaded = {"AREAS": (*areas, shapes, streaming, tasks, updates, versioning)}
     loaded["FAULTS"] = catalog.FAULTS
     globals().update(loaded)
