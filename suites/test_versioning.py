@@ -87,7 +87,9 @@ def test_message_without_version_starts_nothing(a2a_target: Target, a2a_client: 
 @pytest.mark.req("VER-03")
 @pytest.mark.parametrize("version", list(FORMS_OF_0_3.values()), ids=list(FORMS_OF_0_3))
 @EVERY_METHOD
-def test_version_0_3_is_refused(a2a_client: A2AClient, method: str, version: str):
+def test_version_0_3_is_refused(a2a_target: Target, a2a_client: A2AClient, method: str, version: str):
+    if "0.3" in _declared_versions(a2a_target):
+        not_applicable("the card lists an interface of version 0.3: the Agent serves it")
     call = methods.Harmless(method)
     _refused(call.send(a2a_client, version=version), call, a2a_client, f"A2A-Version: {version}")
 
@@ -117,7 +119,11 @@ def test_unknown_version_is_refused(a2a_target: Target, a2a_client: A2AClient, m
     [pytest.param("0.3", marks=pytest.mark.req("VER-03")), pytest.param("9.9", marks=pytest.mark.req("VER-04"))],
 )
 @EVERY_METHOD
-def test_unserved_version_as_request_parameter_is_refused(a2a_client: A2AClient, method: str, version: str):
+def test_unserved_version_as_request_parameter_is_refused(
+    a2a_target: Target, a2a_client: A2AClient, method: str, version: str
+):
+    if version in _declared_versions(a2a_target):
+        not_applicable(f"the card lists an interface of version {version}: the Agent serves it")
     call = methods.Harmless(method)
     asking = a2a_client.with_(url=methods.with_query(a2a_client.url, **{"A2A-Version": version}))
     what = f"the request parameter A2A-Version={version} (with no header)"
