@@ -263,6 +263,22 @@ def test_unknown_task_id_is_not_found(a2a_client: A2AClient):
     a2a_client.send("hello", task_id=new_id("task")).expect_error("TaskNotFoundError")
 
 
+@pytest.mark.req("SEND-13")
+def test_a_chosen_context_is_kept_or_refused(a2a_client: A2AClient):
+    """A2A's own half of SEND-06: a message naming a contextId the client chose is answered in it, or refused with
+    an error that starts nothing (A2A §3.4.1), never answered under a contextId the Agent made."""
+    context = drivers.chosen_context()
+    exchange = a2a_client.send(drivers.ORDINARY_TEXT, context_id=context)
+    if exchange.is_error:
+        listed = a2a_client.list_tasks(contextId=context)
+        if listed.result["tasks"]:
+            listed.fail(f"the message naming {context} was refused, yet a task of that conversation is listed")
+        return
+    answered = exchange.result.get("task") or exchange.result.get("message") or {}
+    if answered.get("contextId") != context:
+        exchange.fail(f"a message naming contextId {context} is answered in it or refused, never in another")
+
+
 @pytest.mark.req("SEND-08")
 @pytest.mark.scenario("ask")
 def test_context_that_differs_from_the_task_is_rejected(a2a_client: A2AClient, a2a_cancel_at_end):

@@ -568,10 +568,10 @@ def test_every_form_left_out_names_forms_the_schemas_have():
 def test_an_answer_in_another_conversation_than_the_one_chosen_is_found():
     model = Model()
     sent = {"message": {"messageId": "m-9", "role": "ROLE_USER", "contextId": "c-mine", "parts": [{"text": "x"}]}}
-    assert ("sent-context", "SEND-06") in _judged(model, "SendMessage", {"task": _task()}, sent)
+    assert ("sent-context", "SEND-13") in _judged(model, "SendMessage", {"task": _task()}, sent)
     assert _judged(model, "SendMessage", {"task": _task(contextId="c-mine")}, sent) == []
     direct = {"message": {**_message("a-1", "ROLE_AGENT"), "contextId": "c-minted"}}
-    assert ("sent-context", "SEND-06") in _judged(model, "SendMessage", direct, sent)
+    assert ("sent-context", "SEND-13") in _judged(model, "SendMessage", direct, sent)
 
 
 def test_a_read_answering_another_task_than_named_is_found():

@@ -7,7 +7,10 @@ fails here. Regenerate an expectation after a deliberate change with ``NYLORUN_U
 Two kinds of peer: ``python`` and ``js`` run the kit's scenario contract with JSON-RPC at the origin;
 ``python-plain`` and ``js-plain`` (the peers' ``--plain`` mode) are plain agents on the same SDKs, as a user
 builds one: no contract, JSON-RPC at ``/a2a``, the card only at the origin's well-known URI, streaming on. The
-kit finds their card by itself (``--target-url`` is the ``/a2a`` endpoint).
+kit finds their card by itself (``--target-url`` is the ``/a2a`` endpoint). ``langgraph`` is LangGraph's Agent
+Server (``langgraph dev``, in memory) with a one-node echo graph: A2A 1.0 JSON-RPC from its own code, without the
+A2A SDKs, installed into an environment of its own (``scripts/install_langgraph_peer.sh``; Elastic-2.0, never
+vendored); its card is per assistant (``?assistant_id=``), which its start-up line names.
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ PEERS = {
     "js": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--port", "0"],
     "python-plain": [sys.executable, "-m", "peers.python.agent", "--plain", "--port", "0"],
     "js-plain": ["node", str(REPO / "peers" / "js" / "agent.mjs"), "--plain", "--port", "0"],
+    "langgraph": [
+        os.environ.get("NYLORUN_LANGGRAPH_PYTHON") or str(REPO / ".venv-langgraph" / "bin" / "python"),
+        str(REPO / "peers" / "langgraph" / "serve.py"),
+        "--port",
+        "0",
+    ],
 }
 PLAIN_PEERS = ("python-plain", "js-plain")
 # The peers' stock push senders make one attempt per event and never retry, so the retry clock's scale only
@@ -57,6 +66,10 @@ def peer(name: str) -> Iterator[str]:
         if os.environ.get("CI") == "true":
             pytest.fail("the JS peer needs Node.js and `npm ci`; .ci/run installs them")
         pytest.skip("not checked: Node.js or `npm ci` missing for the JS peer")
+    if name == "langgraph" and not os.path.isfile(command[0]):
+        if os.environ.get("CI") == "true":
+            pytest.fail("the LangGraph peer needs scripts/install_langgraph_peer.sh; .ci/run installs it")
+        pytest.skip("not checked: the LangGraph peer is not installed (scripts/install_langgraph_peer.sh)")
     with listening_process(command, "listening ", cwd=REPO) as url:
         yield url
 
@@ -73,9 +86,15 @@ def origin_card(url: str) -> str:
 @pytest.mark.parametrize("name", peer_params(PEERS))
 def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     expected_path = EXPECTED / f"{name}.json"
-    with peer(name) as url:
+    with peer(name) as announced:
+        url, _, card = announced.partition(" card ")  # LangGraph's card is per assistant: its line names it
         verdicts = run_suites(
-            tmp_path, f"--target-url={url}", *PEER_RUN, f"--a2a-summary-dir={tmp_path}", timeout_s=900
+            tmp_path,
+            f"--target-url={url}",
+            *([f"--a2a-card-url={card}"] if card else []),
+            *PEER_RUN,
+            f"--a2a-summary-dir={tmp_path}",
+            timeout_s=900,
         )
     assert verdicts.outcomes, verdicts.output[-3000:]
     summary = json.loads((tmp_path / "summary.json").read_text())

@@ -129,7 +129,7 @@ class ReusesContext(Conversations):
         return message.get("contextId") or "shared"
 
 
-@declare("ignores-given-context", "a given contextId is replaced by a new one", "SEND-06")
+@declare("ignores-given-context", "a given contextId is replaced by a new one", "SEND-06", "SEND-13")
 class IgnoresGivenContext(Conversations):
     def context_id(self, message: dict[str, Any]) -> str:
         return str(uuid.uuid4())
