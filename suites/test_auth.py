@@ -3,9 +3,12 @@ HTTP refusals 401, 404, 429."""
 
 from __future__ import annotations
 
+import email.utils
 import json
+import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
 
@@ -211,6 +214,56 @@ def test_rate_limit_answers_429(a2a_target: Target, a2a_client: A2AClient):
         if exchange.status != 200:
             exchange.fail(f"expected HTTP 200 until the limit, then 429; got HTTP {exchange.status}")
     exchange.fail(f"no HTTP 429 after {a2a_target.rate_limit_attempts} requests with the rate-limited key")
+
+
+RECHECK_AFTER_S = 2.0
+
+
+def _retry_after(exchange: Exchange) -> float | None:
+    """The wait a 429's Retry-After names, in seconds (delay-seconds or an HTTP-date, RFC 9110 §10.2.3)."""
+    value = exchange.response_headers.get("retry-after", "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        exchange.fail(f"Retry-After {value!r} is neither delay-seconds nor an HTTP-date (RFC 9110 §10.2.3)")
+    return (when - datetime.now(UTC)).total_seconds()
+
+
+def _limited(limited: A2AClient, attempts: int) -> Exchange:
+    for _ in range(attempts + 1):
+        exchange = limited.post(_list_body(), method="ListTasks")
+        if exchange.status == 429:
+            return exchange
+    not_checked(f"no HTTP 429 after {attempts} requests with the rate-limited key (AUTH-05 judges it)")
+
+
+@pytest.mark.req("AUTH-07")
+def test_retry_after_counts_down_the_wait(a2a_target: Target, a2a_client: A2AClient):
+    if not a2a_target.rate_limit_key:
+        not_checked("no rate-limited key given", needs="--a2a-rate-limit-key: a key with a small rate limit")
+    limited = a2a_client.with_(key=a2a_target.rate_limit_key)
+    first = _limited(limited, a2a_target.rate_limit_attempts)
+    wait = _retry_after(first)
+    if wait is None:
+        not_applicable("the 429 carries no Retry-After (AUTH-05 does not ask for one)")
+    if wait <= RECHECK_AFTER_S + 1:
+        not_checked(f"the 429 asks a wait of {wait:.0f} s: too short to read it again while the limit holds")
+    started = time.monotonic()
+    time.sleep(RECHECK_AFTER_S)
+    second = limited.post(_list_body(), method="ListTasks")
+    passed = time.monotonic() - started
+    if second.status != 429:
+        not_checked(f"the limit was lifted {passed:.0f} s into a wait of {wait:.0f} s: nothing to count down")
+    again = _retry_after(second)
+    if again is not None and again < wait - passed - 1:
+        second.fail(
+            f"Retry-After said {wait:.0f} s; {passed:.1f} s later, still limited, it says {again:.0f} s: a wait that "
+            "falls by far more than the time that passed is not the wait the limit imposes (RFC 9110 §10.2.3: seconds)"
+        )
 
 
 def _names_bearer(exchange: Exchange) -> bool:

@@ -94,6 +94,30 @@ def test_version_0_3_is_refused(a2a_target: Target, a2a_client: A2AClient, metho
     _refused(call.send(a2a_client, version=version), call, a2a_client, f"A2A-Version: {version}")
 
 
+# What an A2A 0.3 client sends: 0.3's method names, with no A2A-Version (0.3 had none) or with 0.3 itself. An Agent
+# that serves no 0.3 interface tells it so (-32009), whatever it would answer the name under 1.0 (ERR-05's).
+OLD_NAMES = {"message/send": "SendMessage", "tasks/get": "GetTask", "tasks/cancel": "CancelTask"}
+
+
+@pytest.mark.parametrize(
+    "version",
+    [
+        pytest.param(None, marks=pytest.mark.req("VER-02"), id="no-version"),
+        pytest.param("0.3", marks=pytest.mark.req("VER-03"), id="0.3"),
+    ],
+)
+@pytest.mark.parametrize("name", list(OLD_NAMES))
+def test_an_a2a_0_3_clients_request_is_refused_as_0_3(
+    a2a_target: Target, a2a_client: A2AClient, name: str, version: str | None
+):
+    if "0.3" in _declared_versions(a2a_target):
+        not_applicable("the card lists an interface of version 0.3: the Agent serves it")
+    call = methods.Harmless(OLD_NAMES[name])
+    exchange = a2a_client.call(name, call.params, headers=call.headers(a2a_client, version=version))
+    what = f"A2A 0.3's {name} {'without A2A-Version' if version is None else 'with A2A-Version: 0.3'}"
+    _refused(exchange, call, a2a_client, what)
+
+
 def _declared_versions(a2a_target: Target) -> set[str]:
     """The Major.Minor versions the card's interfaces name (patch numbers are not considered, A2A §3.6)."""
     interfaces = a2a_target.card.get("supportedInterfaces") or []

@@ -380,3 +380,15 @@ class AgentIdCaseInsensitive(Gate):
     def agent_id(self, request: web.Request) -> str | None:
         named = request.match_info.get("agent_id", self.config.agents[0])
         return next((agent for agent in self.config.agents if agent.casefold() == named.casefold()), None)
+
+
+@declare(
+    "retry-after-in-milliseconds",
+    "a 429's Retry-After gives the wait in milliseconds (3600000 for an hour), the unit of the limiter's own clock",
+    "AUTH-07",
+)
+@wire.served(RPC_ROUTE, status=429)
+def retry_after_in_milliseconds(request: web.Request, response: web.Response) -> None:
+    seconds = response.headers.get("Retry-After", "")
+    if seconds.isdigit():
+        response.headers["Retry-After"] = str(int(seconds) * 1000)

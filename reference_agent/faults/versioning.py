@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from nylorun_a2a_kit import schemas
 from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.errors import RpcError
@@ -115,3 +116,15 @@ class V1ClientRefused(Compatibility):
             raise RpcError(
                 "ExtensionSupportRequiredError", "Activate every profile v2 extension.", reason="EXTENSION_REQUIRED"
             )
+
+
+@declare(
+    "method-found-before-the-version",
+    "the method is looked up before the version is checked: a request naming no A2A 1.0 method (an A2A 0.3 client's "
+    "message/send) is answered -32601 whatever its A2A-Version, so a 0.3 client never learns its version is refused",
+    "VER-02",
+    "VER-03",
+)
+class MethodFoundBeforeTheVersion(Compatibility):
+    def serves(self, version_header: str | None, method: str) -> bool:
+        return method not in schemas.method_names() or super().serves(version_header, method)
