@@ -141,3 +141,26 @@ def test_an_expired_entry_is_refused_when_the_list_is_read(tmp_path):
     )
     with pytest.raises(KnownFailuresError, match="expire"):
         load("1.0.0", folder, today=date(2026, 1, 1))
+
+
+def test_new_failures_are_grouped_by_the_requirement_that_broke():
+    """One deviation, one group: checks of other requirements failed by the oracle's rule of one requirement are
+    grouped under that one, and apart from a check that failed its own rule with the same words."""
+    oracle_line = "nylorun_a2a_kit.fixtures.client.exchange.OracleDisagreement: SHAPE-02 (MUST): What a2a.proto asks"
+    records = {
+        f"suites/test_x.py::test_{n}": Record(
+            f"suites/test_x.py::test_{n}", outcomes.FAILED, [rid], message=message, cause=cause
+        )
+        for n, rid, message, cause in (
+            ("a", "LIST-01", oracle_line, "the model disagrees"),
+            ("b", "TASK-02", oracle_line, "the model disagrees"),
+            ("c", "SHAPE-02", "VerdictError: SHAPE-02 (MUST): no contextId", "the Agent's message names no contextId"),
+            ("d", "ERR-12", "VerdictError: ERR-12 (MUST): a notification got a reply", "a notification got a reply"),
+        )
+    }
+    groups = publish(Run(records, {**TARGET, "claim": "core"}))["failures_by_cause"]
+    assert [(g["requirement"], len(g["tests"])) for g in groups] == [("ERR-12", 1), ("SHAPE-02", 2), ("SHAPE-02", 1)]
+    assert groups[1]["cause"] == "SHAPE-02: the model disagrees" and groups[1]["tests"] == [
+        "suites/test_x.py::test_a",
+        "suites/test_x.py::test_b",
+    ]
