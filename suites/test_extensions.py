@@ -309,6 +309,35 @@ def _applies(a2a_target: Target, kind: str) -> None:
         not_applicable("a connection interaction is Profile v2's")
 
 
+def _listed_without_data(task: dict) -> list[str]:
+    """Each profile URI a message the Agent wrote in ``task`` lists in its extensions without carrying its data."""
+    messages = [(task.get("status") or {}).get("message"), *(task.get("history") or [])]
+    return [
+        f"{message.get('messageId')}: {uri}"
+        for message in messages
+        if isinstance(message, dict) and message.get("role") == "ROLE_AGENT"
+        for uri in message.get("extensions") or []
+        if uri in extensions.V2 and uri not in (message.get("metadata") or {})
+    ]
+
+
+@pytest.mark.req("EXT-11")
+@pytest.mark.scenario("ask")
+def test_a_message_lists_only_the_uris_of_its_data(a2a_v2_client: A2AClient, a2a_cancel_at_end):
+    """A paused task's status message carries interactions/v1 data with all five extensions activated: it lists
+    that URI, and none of the four whose data it does not carry (the oracle's rule listed-uris, on every read)."""
+    task = drivers.run(a2a_v2_client, "ask")
+    a2a_cancel_at_end(a2a_v2_client, task["id"])
+    for read in (
+        a2a_v2_client.get_task(task["id"], history_length=10),
+        a2a_v2_client.list_tasks(contextId=task["contextId"], historyLength=10),
+    ):
+        shown = [read.task] if read.method == "GetTask" else read.result.get("tasks") or []
+        listed = [entry for one in shown for entry in _listed_without_data(one)]
+        if listed:
+            read.fail(f"a message lists only the extensions whose data it carries; listed without data: {listed}")
+
+
 @pytest.mark.req("EXT-04")
 @pytest.mark.parametrize(("kind", "channel"), _kind_cases("EXT-04"))
 def test_a_message_lists_the_uris_of_its_data_on_every_channel(a2a_target: Target, a2a_channel_views, kind, channel):

@@ -293,13 +293,12 @@ def test_page_holds_at_most_page_size(a2a_client: A2AClient, page: str):
 
 
 @pytest.mark.req("LIST-03")
-@pytest.mark.scenario("complete")
 @pytest.mark.parametrize("digits", [3, 6, 9])
 def test_status_timestamp_after_with_any_fraction(a2a_client: A2AClient, digits: int):
     """A2A §5.6.1 (ProtoJSON): a time's fraction has 0 to 9 digits. A cut written with ``digits`` of fraction, at
     the task's own status time (3) or the smallest step before it (6, 9: finer than the Agent may keep), lists
     the task: the cut is inclusive, and a finer cut is still a time."""
-    task = drivers.run(a2a_client, "complete")
+    task = drivers.ordinary(a2a_client, ended=True)  # any turn that ended
     if not _when(task):
         not_checked("the task carries no status timestamp, so the filter's cut cannot be placed")
     moment = _when(task)
@@ -314,12 +313,11 @@ def test_status_timestamp_after_with_any_fraction(a2a_client: A2AClient, digits:
 
 
 @pytest.mark.req("LIST-03")
-@pytest.mark.scenario("complete")
 def test_status_timestamp_after_all_but_a_nanosecond_past_the_task_leaves_it_out(a2a_client: A2AClient):
     """A cut past the task's shown status time by all but a nanosecond of the shown time's last digit, written in
     nine digits: whatever finer time the Agent keeps, the task's is before the cut (a shown time is the kept one cut
     short, or rounded), so the task is listed no more: the Agent reads the whole cut, however fine."""
-    task = drivers.run(a2a_client, "complete")
+    task = drivers.ordinary(a2a_client, ended=True)  # any turn that ended
     shown = (task.get("status") or {}).get("timestamp") or ""
     if not _when(task):
         not_checked("the task carries no status timestamp, so the filter's cut cannot be placed")

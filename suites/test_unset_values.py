@@ -15,11 +15,10 @@ from nylorun_a2a_kit.fixtures.scenarios import drivers
 
 
 @pytest.mark.req("LIST-01")
-@pytest.mark.scenario("complete")
 def test_an_empty_context_filter_lists_every_conversation(a2a_client: A2AClient):
     """``contextId: ""`` is no filter: tasks of two conversations, made after a cut, are both listed."""
-    first = drivers.settle(a2a_client, drivers.run(a2a_client, "complete"))
-    second = drivers.settle(a2a_client, drivers.run(a2a_client, "complete"))
+    first = drivers.ordinary(a2a_client, ended=True)
+    second = drivers.ordinary(a2a_client, ended=True)
     # A cut a second before the first task: whether a task at the cut itself is listed is LIST-03's check.
     cut = (drivers.status_time(first) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     wanted = {first["id"], second["id"]}
@@ -33,12 +32,11 @@ def test_an_empty_context_filter_lists_every_conversation(a2a_client: A2AClient)
 
 
 @pytest.mark.req("LIST-06")
-@pytest.mark.scenario("complete")
 def test_an_empty_page_token_answers_the_first_page(a2a_client: A2AClient):
     """``pageToken: ""`` is no token: the first page, the same as without it."""
     context = drivers.new_context()
     for _ in range(2):
-        drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+        drivers.ordinary(a2a_client, ended=True, context_id=context)
     plain = a2a_client.list_tasks(contextId=context)
     empty = a2a_client.list_tasks(contextId=context, pageToken="")
     if empty.is_error:
@@ -52,12 +50,11 @@ def test_an_empty_page_token_answers_the_first_page(a2a_client: A2AClient):
 
 
 @pytest.mark.req("LIST-02")
-@pytest.mark.scenario("complete")
 def test_the_unspecified_state_filters_nothing(a2a_client: A2AClient):
     """``status: TASK_STATE_UNSPECIFIED`` is the enum's unset value: no filter (or a refusal, where an Agent reads
     it as no state to filter by); never a filter that matches nothing."""
     context = drivers.new_context()
-    task = drivers.settle(a2a_client, drivers.run(a2a_client, "complete", context_id=context))
+    task = drivers.ordinary(a2a_client, ended=True, context_id=context)
     listed = a2a_client.list_tasks(contextId=context, status="TASK_STATE_UNSPECIFIED")
     if listed.is_error:
         not_checked(f"the Agent refuses the status filter TASK_STATE_UNSPECIFIED: {listed.answer_line()}")
@@ -70,12 +67,11 @@ def test_the_unspecified_state_filters_nothing(a2a_client: A2AClient):
 
 @pytest.mark.req("SEND-05")
 @pytest.mark.parametrize("member", ["contextId", "taskId"])
-@pytest.mark.scenario("complete")
 def test_a_message_naming_the_empty_string_starts_a_new_conversation(a2a_client: A2AClient, member: str):
     """Two messages whose contextId (or taskId) is "" name none: each starts a conversation of its own, with a
     non-empty contextId."""
     sent = {"context_id": ""} if member == "contextId" else {"task_id": ""}
-    answers = [a2a_client.send(drivers.scenario("complete"), **sent) for _ in range(2)]
+    answers = [a2a_client.send(drivers.ORDINARY_TEXT, **sent) for _ in range(2)]
     refused = next((a for a in answers if a.is_error), None)
     if refused is not None:
         not_checked(f'the Agent refuses a message whose {member} is "": {refused.answer_line()}')

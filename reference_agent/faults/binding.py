@@ -432,3 +432,15 @@ class ClientStringsCutAt255(Reading):
             if isinstance(holder, dict) and isinstance(holder.get(path[-1]), str):
                 holder[path[-1]] = holder[path[-1]][:_COLUMN]
         return served, problems
+
+
+@declare(
+    "parse-error-without-jsonrpc",
+    "the answer to unparseable JSON (-32700) is built on its own early path and has no jsonrpc member; every other "
+    'answer carries jsonrpc "2.0"',
+    "ERR-03",
+)
+@wire.answers
+def parse_error_without_jsonrpc(call: wire.Call) -> None:
+    if (call.answer.get("error") or {}).get("code") == schemas.error_code("JSONParseError"):
+        call.answer.pop("jsonrpc", None)

@@ -7,7 +7,15 @@ from typing import Any
 
 from aiohttp import web
 
-from nylorun_a2a_kit.reference_agent.extensions import EFFECTS, FILES, INTERACTIONS, PROGRESS, TELEMETRY, Disclosure
+from nylorun_a2a_kit.reference_agent.extensions import (
+    EFFECTS,
+    FILES,
+    INTERACTIONS,
+    PROGRESS,
+    TELEMETRY,
+    Disclosure,
+    activate,
+)
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE
@@ -361,3 +369,18 @@ def trace_kept_per_conversation(call: wire.Call) -> None:
             data = (holder.get("metadata") or {}).get(TELEMETRY)
             if isinstance(data, dict) and isinstance(data.get("traceId"), str):
                 data["traceId"] = _FIRST_TRACE.setdefault(task.get("contextId"), data["traceId"])
+
+
+@declare(
+    "status-message-lists-every-activated-uri",
+    "a status message that carries some extension data lists every extension the request activated in its "
+    "extensions, those it carries no data for too",
+    "EXT-11",
+)
+@wire.answers
+def status_message_lists_every_activated_uri(call: wire.Call) -> None:
+    active = sorted(activate(call.http.headers.getall("A2A-Extensions", [])))
+    for task in call.tasks():
+        message = (task.get("status") or {}).get("message")
+        if isinstance(message, dict) and set(message.get("metadata") or {}) & set(active):
+            message["extensions"] = active
