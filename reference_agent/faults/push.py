@@ -36,6 +36,17 @@ def push_unsupported_wrong_code(call: wire.Call) -> None:
     call.answer_error(wire.METHOD_NOT_FOUND)
 
 
+@declare(
+    "push-unsupported-message-a-list",
+    "without a push secret the config methods' -32003 carries its message as a list of lines, not a string",
+    "ERR-09",
+    run_with=("--a2a-reference-push=off",),
+)
+@wire.refusals("PUSH_NOT_SUPPORTED", PUSH_METHODS)
+def push_unsupported_message_a_list(call: wire.Call) -> None:
+    call.answer["error"]["message"] = [call.answer["error"].get("message", "")]
+
+
 @declare("list-missing-config", "ListTaskPushNotificationConfigs leaves out the newest config", "PUSH-01")
 @wire.answers
 def list_missing_config(call: wire.Call) -> None:
