@@ -10,6 +10,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario(*names): the scenario-contract scenarios a check drives")
     config.addinivalue_line("markers", "member(axis, name): the member of its requirement's axis a check covers")
     config.addinivalue_line("markers", "allure_description(text): a check's Allure description")
+    config.addinivalue_line("markers", "long: a check that waits on many turns one after another (it starts first)")
 
 
 @pytest.fixture(autouse=True)

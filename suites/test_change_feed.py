@@ -266,6 +266,7 @@ SHARING: dict[str, Sharing] = {
 OTHER_AGENT = "the kit's subject, beside it on the other Agent"  # a session is its Agent's too
 
 
+@pytest.mark.long
 @pytest.mark.req("FEED-06", "FEED-07")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("sharing", [*SHARING, OTHER_AGENT])

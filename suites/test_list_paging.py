@@ -88,6 +88,7 @@ def test_walk_while_tasks_are_created(a2a_client: A2AClient, six_tasks):
     walk.finish(exact=True)
 
 
+@pytest.mark.long
 @pytest.mark.req("PAGE-01", "PAGE-03")
 @pytest.mark.scenario("complete", "ask")
 def test_walk_while_tasks_change(a2a_client: A2AClient):
@@ -221,6 +222,7 @@ class PagingMachine(RuleBasedStateMachine):
             self.walk.finish(exact=True)
 
 
+@pytest.mark.long
 @pytest.mark.req("PAGE-01", "PAGE-02", "PAGE-03", "PAGE-04", "PAGE-05")
 @pytest.mark.scenario("complete", "fail", "ask")
 def test_paging_holds_under_any_sequence_of_changes(a2a_client: A2AClient, a2a_target):

@@ -346,14 +346,17 @@ def test_an_event_given_up_leaves_every_others_retries(
 
 
 @pytest.mark.req("PUSH-12")
+@pytest.mark.parametrize("failures", [2, 4], ids=["twice", "four-times"])
 def test_failed_delivery_is_retried_until_a_2xx(
-    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver
+    a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver, failures: int
 ):
-    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500", "500"])
+    task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"] * failures)
     _answer(a2a_client, task)
-    attempts = push_checks.retries(endpoint, 3, a2a_pushing)
-    if len(attempts) < 3:
-        pytest.fail(f"an event answered 500 twice must be retried until a 2xx: {len(attempts)} attempts arrived")
+    attempts = push_checks.retries(endpoint, failures + 1, a2a_pushing)
+    if len(attempts) < failures + 1:
+        pytest.fail(
+            f"an event answered 500 {failures} times must be retried until a 2xx: {len(attempts)} attempts arrived"
+        )
 
 
 @pytest.mark.req("PUSH-12")
@@ -401,16 +404,28 @@ def test_delivery_is_retried_after_a_refused_connection(
         pytest.fail("a delivery refused at connect must be retried once the receiver listens")
 
 
-@pytest.mark.req("PUSH-12")
+# How late the kit may record an arrival: the network, and the kit's own machine (a busy runner schedules its receiver
+# late). A gap counts as shorter only by more than this beyond what jitter allows (PUSH-22's decision).
+ARRIVAL_ALLOWANCE_S = 0.25
+JITTER_FLOOR = 0.5  # equal jitter: a wait drawn between half and all of the schedule's
+
+
+@pytest.mark.req("PUSH-22")
 def test_retry_gaps_never_shrink(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
     task, endpoint, _ = _paused(a2a_client, a2a_push_receiver, ["500"] * 4)
     _answer(a2a_client, task)
     attempts = push_checks.retries(endpoint, 5, a2a_pushing)
     if len(attempts) < 5:
-        pytest.fail(f"an event failed four times must be tried a fifth time: {len(attempts)} attempts")
+        not_checked(
+            f"the event's fifth attempt did not come ({len(attempts)} came): PUSH-12 judges a retry that never comes",
+            needs=push_checks.RETRY_NEEDS,
+        )
     gaps = [b.received_at - a.received_at for a, b in itertools.pairwise(attempts)]
-    if any(later < earlier * 0.8 for earlier, later in itertools.pairwise(gaps)):
-        pytest.fail(f"the gaps between retries must not shrink: {[round(g, 4) for g in gaps]} s")
+    if any(later < earlier * JITTER_FLOOR - ARRIVAL_ALLOWANCE_S for earlier, later in itertools.pairwise(gaps)):
+        pytest.fail(
+            f"the gaps between the retries of event {attempts[0].webhook_id} shrink past any jitter: "
+            f"{[round(g, 4) for g in gaps]} s (each may be half the one before, arrivals {ARRIVAL_ALLOWANCE_S} s late)"
+        )
 
 
 # Two redeliveries of an acknowledged event: one may be a 2xx lost on the way back (at least once), a second on the
@@ -514,6 +529,7 @@ def test_a_write_to_one_config_leaves_every_others_deliveries(
             listed.fail(f"after {write} on config {hook} of task {first['id']}, {which} config must still be listed")
 
 
+@pytest.mark.long
 @pytest.mark.req("PUSH-13")
 def test_retries_stop_within_24_hours(a2a_pushing: Target, a2a_client: A2AClient, a2a_push_receiver: PushReceiver):
     window = a2a_pushing.push.scaled(push_checks.RETRY_WINDOW_S)

@@ -110,6 +110,7 @@ def test_queued_messages_are_taken_in_order(a2a_client: A2AClient, busy):
         pytest.fail(f"queued messages were not taken in order: their turns ended at {ended}")
 
 
+@pytest.mark.long
 @pytest.mark.req("QUEUE-01", "QUEUE-05")
 @pytest.mark.scenario("slow", "complete")
 def test_concurrent_messages_are_none_lost_none_twice(a2a_client: A2AClient, busy):

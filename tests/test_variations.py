@@ -1,7 +1,8 @@
 """Every allowed variation of a correct Runtime is passed, alone and beside each other one, like a fault is failed.
 
 The variations are the reference agent's equivalent mutants of the allowed axis (``reference_agent/mutants/
-allowed.py``): latency on answers and deliveries, a delivery again after its 2xx, a lower page limit, what HTTP
+allowed.py``): latency on answers and deliveries (a Runtime 100 ms away, late answers, deliveries late, interleaved
+across tasks, retried with jitter), turns of seconds, a delivery again after its 2xx, a lower page limit, what HTTP
 stacks do to an answer; each names the rule that allows it and the requirements whose checks must pass it. A run
 under one checks those requirements; one run under all of them at once checks every requirement any of them
 changes, so every pair (and every larger set) of variations is covered in one run: a correct Runtime may well do
@@ -19,18 +20,20 @@ from tests.suite_runs import run_suites
 pytestmark = pytest.mark.slow
 
 VARIATIONS = {name: one for name, one in mutants.catalog().items() if one.axis == "allowed"}
-# Proven in the run under all of them only: late answers slow every check and change nothing the kit reads, so alone
-# they would show nothing the run under all of them does not (a whole run of the suites at its pace, four minutes).
-IN_THE_RUN_OF_ALL_ONLY = {"allowed/answer/late"}
+# Proven in the run under all of them only: a Runtime far away, slow turns and late answers slow every check and change
+# nothing else the kit reads, so alone they would show nothing the run under all of them does not (which runs at the
+# pace -n auto measures for them: a whole run in about two minutes, where one process would take most of an hour).
+IN_THE_RUN_OF_ALL_ONLY = {"allowed/answer/late", "allowed/answer/distant", "allowed/turn/slow"}
 
 
-def _passed(tmp_path, names: tuple[str, ...], read: set[str]) -> None:
+def _passed(tmp_path, names: tuple[str, ...], read: set[str], *extra: str) -> None:
     verdicts = run_suites(
         tmp_path,
         f"--a2a-reference-mutant={','.join(names)}",
         f"--a2a-req={','.join(sorted(read))}",
         "--a2a-strict-should=yes",
         "--a2a-property-profile=quick",
+        *extra,
         lean=True,
         timeout_s=1200,
     )
@@ -51,4 +54,5 @@ def test_a_variation_alone_is_passed(tmp_path, name: str):
 
 
 def test_every_variation_at_once_is_passed(tmp_path):
-    _passed(tmp_path, tuple(sorted(VARIATIONS)), {req for one in VARIATIONS.values() for req in one.read})
+    read = {req for one in VARIATIONS.values() for req in one.read}
+    _passed(tmp_path, tuple(sorted(VARIATIONS)), read, "-n", "auto")

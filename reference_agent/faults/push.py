@@ -430,13 +430,14 @@ class RetryAfterIgnored(RetryPolicy):
         return super().delay(attempts, None)
 
 
-@declare("retries-shrink", "the gaps between retries shrink", "PUSH-12")
+@declare("retries-shrink", "the first retry waits hours, every later one seconds", "PUSH-22")
 class RetriesShrink(RetryPolicy):
     def delay(self, attempts: int, retry_after: float | None) -> float | None:
         if retry_after is not None or attempts >= len(SCHEDULE_S):
             return super().delay(attempts, retry_after)
-        # From a step of the schedule long enough to stand above a loopback round trip on the test clock.
-        return SCHEDULE_S[4] * self.scale / attempts
+        # The first gap from a step of the schedule long enough to stand above the kit's arrival allowance on the test
+        # clock (5 hours: 1.8 s at the embedded agent's scale), then the schedule's first.
+        return (SCHEDULE_S[5] if attempts == 1 else SCHEDULE_S[1]) * self.scale
 
 
 @declare("gone-ignored", "410 Gone does not stop deliveries", "PUSH-12")

@@ -25,9 +25,14 @@ from nylorun_a2a_kit.reference_agent.delivery import RetryPolicy
 from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.listing import Paging
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
+from nylorun_a2a_kit.reference_agent.scenarios import Scenarios
+from nylorun_a2a_kit.reference_agent.turn import Turn
 
 LATE_S = 0.5  # how late a late delivery or answer comes: a Runtime in another region, or under load
 LATE_ANSWER_EVERY = 20  # one answer in this many comes late (every answer late would make a run many minutes longer)
+DISTANT_S = 0.1  # a Runtime 100 ms away: every request's round trip
+INTERLEAVED_S = 0.3  # how far apart two tasks' deliveries may drift on their way
+TURN_S = 2.0  # a real Agent's turn: a queue before it, a cold start, a model
 
 AT_LEAST_ONCE = (
     "delivery is at least once: a sender that did not read the 2xx sends the event again, with the same webhook-id "
@@ -36,6 +41,14 @@ AT_LEAST_ONCE = (
 LATENCY = (
     "neither A2A nor the profile bounds how long an answer or a delivery takes on the way; a Runtime in another "
     "region or under load answers and delivers late"
+)
+JITTER = (
+    "Standard Webhooks recommends 'some level of random jitter' on an exponential backoff; equal jitter (each delay "
+    "drawn between half and all of the schedule's) keeps every gap at least half the one before"
+)
+TURN_TIME = (
+    "neither A2A nor the profile bounds how long a turn takes: a blocking SendMessage waits for it up to a2aWaitMs, "
+    "and a task is WORKING meanwhile"
 )
 SHORT_PAGES = (
     "a2a.proto's ListTasksRequest.page_size: 'The service may return fewer than this value'; the rest follows on "
@@ -59,6 +72,20 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
         read=pushed,
     )
     yield mutant(
+        "allowed/delivery/interleaved",
+        f"every delivery attempt comes up to {INTERLEAVED_S} s late, drawn at random, in order within its task",
+        InterleavedDeliveries,
+        equivalent=LATENCY,
+        read=pushed,
+    )
+    yield mutant(
+        "allowed/delivery/jittered",
+        "every retry's delay is drawn between half and all of the schedule's (equal jitter)",
+        JitteredRetries,
+        equivalent=JITTER,
+        read=pushed,
+    )
+    yield mutant(
         "allowed/delivery/again-after-2xx",
         "every event acknowledged with 2xx is delivered once more, with the same webhook-id",
         RedeliveredOnce,
@@ -70,6 +97,20 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
         f"one JSON-RPC answer in {LATE_ANSWER_EVERY} comes {LATE_S} s late",
         _late_answers,
         equivalent=LATENCY,
+        read=answered,
+    )
+    yield mutant(
+        "allowed/answer/distant",
+        f"every HTTP answer comes {DISTANT_S} s after its request: a Runtime {DISTANT_S * 1000:.0f} ms away",
+        _distant,
+        equivalent=LATENCY,
+        read=answered,
+    )
+    yield mutant(
+        "allowed/turn/slow",
+        f"every turn works {TURN_S} s before it goes on (WORKING meanwhile)",
+        SlowTurns,
+        equivalent=TURN_TIME,
         read=answered,
     )
     yield mutant(
@@ -107,6 +148,55 @@ class LateDeliveries(RetryPolicy):
         return super().first_due(body) + LATE_S
 
 
+class InterleavedDeliveries(RetryPolicy):
+    """Every attempt late by its own draw on the way (a retry too), never before an earlier event of its task: in
+    order within a task, interleaved across tasks, and an event's gaps changed by the network as the kit sees them."""
+
+    def __init__(self, time_scale: float):
+        super().__init__(time_scale)
+        self._last: dict[str, float] = {}
+        self._draw = random.Random(f"interleaved:{time.time_ns()}")
+
+    def first_due(self, body: dict[str, Any]) -> float:
+        task = _task_of(body)
+        due = max(super().first_due(body) + self._draw.uniform(0, INTERLEAVED_S), self._last.get(task, 0.0))
+        self._last[task] = due
+        return due
+
+    def delay(self, attempts: int, retry_after: float | None) -> float | None:
+        delay = super().delay(attempts, retry_after)
+        return None if delay is None else delay + self._draw.uniform(0, INTERLEAVED_S)
+
+
+def _task_of(body: dict[str, Any]) -> str:
+    for key, field_name in (("task", "id"), ("statusUpdate", "taskId"), ("artifactUpdate", "taskId")):
+        if isinstance(body.get(key), dict):
+            return str(body[key].get(field_name, ""))
+    return ""
+
+
+class JitteredRetries(RetryPolicy):
+    def __init__(self, time_scale: float):
+        super().__init__(time_scale)
+        self._draw = random.Random(f"jittered:{time.time_ns()}")
+
+    def delay(self, attempts: int, retry_after: float | None) -> float | None:
+        delay = super().delay(attempts, retry_after)
+        if delay is None or retry_after is not None:
+            return delay
+        return delay * self._draw.uniform(0.5, 1.0)
+
+
+class SlowTurns(Scenarios):
+    """Every stage of a turn works a while before it goes on, WORKING meanwhile (a resumed turn too)."""
+
+    async def run(self, turn: Turn) -> None:
+        starting = turn.scenario.get("stage") == "start" and turn.task.state != "TASK_STATE_WORKING"
+        turn.set_state("TASK_STATE_WORKING", "Working on it." if starting else None)
+        await asyncio.sleep(TURN_S)
+        await super().run(turn)
+
+
 class RedeliveredOnce(RetryPolicy):
     """A 2xx is taken for a failure once per event: the event comes again on the retry schedule, then stops."""
 
@@ -141,6 +231,15 @@ def _late_answers(config: Any) -> Any:
         return response
 
     return late
+
+
+def _distant(config: Any) -> Any:
+    @web.middleware
+    async def distant(request: web.Request, handler: Any) -> web.StreamResponse:
+        await asyncio.sleep(DISTANT_S)
+        return await handler(request)
+
+    return distant
 
 
 def _rpc_answers(change: Any) -> Any:
