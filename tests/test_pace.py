@@ -1,0 +1,89 @@
+"""-n auto in a run of the kit: the workers follow the target's measured pace (fixtures/plugin/pace.py), and xdist
+hands the kit's checks out one at a time, a module's shared setup to a few workers, the long checks first
+(fixtures/plugin/schedule.py)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from nylorun_a2a_kit.fixtures.plugin import pace
+from nylorun_a2a_kit.fixtures.plugin.schedule import SHARED_SETUPS, SharedSetupScheduling
+
+pytest_plugins = ["pytester"]
+SUITES = Path(__file__).resolve().parent.parent / "suites"
+GiB = 1024**3
+
+
+def test_a_loopback_agent_gets_about_the_cores():
+    assert pace.workers_for(0.001, 0.01, 2, 24 * GiB) in (2, 3, 4)
+
+
+def test_a_runtime_far_away_with_slow_turns_gets_many_workers_up_to_the_cap():
+    assert pace.workers_for(0.1, 0.0, 2, 24 * GiB) > 4
+    assert pace.workers_for(0.1, 2.0, 2, 24 * GiB) == 2 * pace.MOST_PER_CORE
+    assert pace.workers_for(0.1, 2.0, 4, 64 * GiB) == 4 * pace.MOST_PER_CORE
+
+
+def test_free_memory_caps_the_workers_but_never_below_the_cores():
+    assert pace.workers_for(0.1, 2.0, 2, 2 * GiB) == 2 * GiB // 2 // pace.MEMORY_PER_WORKER
+    assert pace.workers_for(0.1, 2.0, 2, 100 * 1024**2) == 2
+
+
+def _header(pytester: pytest.Pytester, *args: str) -> list[str]:
+    # In a process of its own: the timing starts an agent, whose imports an in-process run would leave half undone.
+    result = pytester.runpytest_subprocess(
+        "--pyargs", "nylorun_a2a_kit.suites", "-p", "no:randomly", "--collect-only", "-n", "auto", *args
+    )
+    return [line for line in result.outlines if line.startswith("a2a workers:")]
+
+
+def test_auto_sizes_the_run_from_the_embedded_agents_pace(pytester: pytest.Pytester):
+    near = _header(pytester, "--a2a-req=SEND-01")
+    far = _header(pytester, "--a2a-req=SEND-01", "--a2a-reference-mutant=allowed/answer/distant")
+    assert len(near) == len(far) == 1, (near, far)
+    workers = [int(line.split()[2]) for line in (near[0], far[0])]
+    assert workers[0] < workers[1], (near, far)
+    assert "a round trip 10" in far[0] and "-n N sets it" in far[0], far
+
+
+def test_auto_against_an_unreachable_target_is_one_line(pytester: pytest.Pytester):
+    result = pytester.runpytest_inprocess(
+        "--pyargs", "nylorun_a2a_kit.suites", "-n", "auto", "--target-url=http://127.0.0.1:9/v1/a2a/agents/support"
+    )
+    assert result.ret == 4, result.outlines + result.errlines
+    errors = [line for line in result.errlines + result.outlines if line.startswith("ERROR:")]
+    assert len(errors) == 1 and "127.0.0.1:9" in errors[0], result.errlines
+    assert not any("Traceback" in line for line in result.errlines + result.outlines)
+
+
+def test_a_shared_setups_checks_go_to_as_many_scopes_as_it_names():
+    scheduling = SharedSetupScheduling.__new__(SharedSetupScheduling)
+    module, workers = next(iter(SHARED_SETUPS.items()))
+    scopes = {scheduling._split_scope(f"suites/{module}::test_x[{i}]") for i in range(200)}
+    assert len(scopes) == workers and all(scope.startswith(f"suites/{module}#") for scope in scopes)
+    assert scheduling._split_scope("suites/test_card.py::test_y") == "suites/test_card.py::test_y"
+
+
+@pytest.mark.parametrize("module", sorted(SHARED_SETUPS))
+def test_a_module_named_as_a_shared_setup_has_a_module_scoped_fixture(module: str):
+    tree = ast.parse((SUITES / module).read_text(encoding="utf-8"))
+    scopes = [
+        keyword.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "scope" and isinstance(keyword.value, ast.Constant)
+    ]
+    assert "module" in scopes, module
+
+
+def test_the_long_checks_are_collected_first(pytester: pytest.Pytester):
+    result = pytester.runpytest_inprocess(
+        "--pyargs", "nylorun_a2a_kit.suites", "-p", "no:randomly", "--collect-only", "-q"
+    )
+    collected = [line for line in result.outlines if "::" in line]
+    long_ones = [name for name in collected if "test_paging_holds_under_any_sequence_of_changes" in name]
+    assert long_ones and collected.index(long_ones[0]) < 10, collected[:10]
