@@ -63,3 +63,17 @@ def test_failing_speed_runs_the_whole_suites_serially_by_default(tmp_path):
     for command in commands:
         assert _holds(command, ["--pyargs", "nylorun_a2a_kit.suites"]), command
         assert not [a for a in command if a in ("-n", "-k") or a.startswith("--a2a-property-profile")], command
+
+
+def test_remote_pace_times_each_run_at_the_kits_own_default():
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.remote_pace", "--dry-run"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    commands = [shlex.split(line.split(": ", 1)[1]) for line in done.stdout.splitlines()]
+    assert len(commands) == 3 and all(_holds(command, ["-n", "auto"]) for command in commands), commands
+    assert "--a2a-reference-mutant=allowed/answer/distant,allowed/turn/slow" in commands[-1], commands[-1]
