@@ -87,6 +87,7 @@ def test_a_lost_outcome_is_shown_while_it_lasts(a2a_v2_client: A2AClient, a2a_ca
 # -- the lost outcome on every channel the working task travels (it is answered at once, before it settles)
 
 
+@pytest.mark.shares_turn("uncertain")
 @pytest.mark.req("EFF-01")
 @pytest.mark.parametrize("channel", axes.members("EFF-01", "channels"))
 def test_a_lost_outcome_shows_working_and_uncertain_on_every_channel(a2a_channel_views, channel: str):
@@ -100,6 +101,7 @@ def test_a_lost_outcome_shows_working_and_uncertain_on_every_channel(a2a_channel
             views.fail(channel, f"{where}: a lost outcome keeps the task WORKING with effects/v1 uncertain")
 
 
+@pytest.mark.shares_turn("uncertain")
 @pytest.mark.req("EFF-02")
 @pytest.mark.parametrize("channel", axes.members("EFF-02", "channels"))
 def test_uncertain_names_the_effect_on_every_channel(a2a_channel_views, channel: str):

@@ -338,6 +338,7 @@ def test_a_message_lists_only_the_uris_of_its_data(a2a_v2_client: A2AClient, a2a
             read.fail(f"a message lists only the extensions whose data it carries; listed without data: {listed}")
 
 
+@pytest.mark.shares_turn("*")
 @pytest.mark.req("EXT-04")
 @pytest.mark.parametrize(("kind", "channel"), _kind_cases("EXT-04"))
 def test_a_message_lists_the_uris_of_its_data_on_every_channel(a2a_target: Target, a2a_channel_views, kind, channel):
@@ -351,6 +352,7 @@ def test_a_message_lists_the_uris_of_its_data_on_every_channel(a2a_target: Targe
             views.fail(channel, f"{where}: its status message carries {sorted(missing)} but does not list them")
 
 
+@pytest.mark.shares_turn("*")
 @pytest.mark.req("EXT-09")
 @pytest.mark.parametrize(("kind", "channel"), _kind_cases("EXT-09"))
 def test_the_profile_data_is_the_same_on_every_channel(a2a_target: Target, a2a_channel_views, kind, channel):

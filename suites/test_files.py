@@ -178,6 +178,7 @@ def _file_artifacts_on(views, channel: str) -> dict[str, dict]:
     return {artifact_id: shown[artifact_id] for artifact_id in on_task}
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("FILE-01")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("FILE-01", "channels"))
@@ -191,6 +192,7 @@ def test_every_file_artifact_carries_files_data_on_every_channel(a2a_channel_vie
             views.fail(channel, f"artifact {artifact_id} on {axes.CHANNELS[channel]}: files/v1 lacks {missing}")
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("FILE-02")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("FILE-02", "channels"))

@@ -231,6 +231,7 @@ def _paused_on_every_channel(a2a_channel_views, kind: str, channel: str) -> None
             views.fail(channel, f"{where}: a turn that needs a {kind} is {PAUSED_IN[kind]} with an open {kind}")
 
 
+@pytest.mark.shares_turn("approval")
 @pytest.mark.req("INTER-01")
 @pytest.mark.scenario("approve")
 @pytest.mark.parametrize("channel", axes.members("INTER-01", "channels"))
@@ -238,6 +239,7 @@ def test_an_approval_pauses_as_auth_required_on_every_channel(a2a_channel_views,
     _paused_on_every_channel(a2a_channel_views, "approval", channel)
 
 
+@pytest.mark.shares_turn("question")
 @pytest.mark.req("INTER-02")
 @pytest.mark.scenario("ask")
 @pytest.mark.parametrize("channel", axes.members("INTER-02", "channels"))
@@ -245,6 +247,7 @@ def test_a_question_pauses_as_input_required_on_every_channel(a2a_channel_views,
     _paused_on_every_channel(a2a_channel_views, "question", channel)
 
 
+@pytest.mark.shares_turn("connection")
 @pytest.mark.req("INTER-03")
 @pytest.mark.scenario("connect")
 @pytest.mark.parametrize("channel", axes.members("INTER-03", "channels"))
@@ -252,6 +255,7 @@ def test_a_connection_pauses_as_auth_required_on_every_channel(a2a_channel_views
     _paused_on_every_channel(a2a_channel_views, "connection", channel)
 
 
+@pytest.mark.shares_turn("*")
 @pytest.mark.req("INTER-04")
 @pytest.mark.parametrize("channel", axes.members("INTER-04", "channels"))
 @pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.scenario(s)) for k, s in KINDS.items()])

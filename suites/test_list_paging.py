@@ -222,11 +222,17 @@ class PagingMachine(RuleBasedStateMachine):
             self.walk.finish(exact=True)
 
 
+# The machine's examples in parts, each a check of its own: every step waits on turns, so on a Runtime whose turns
+# take seconds the parts run on as many workers at once.
+MACHINE_PARTS = 3
+
+
 @pytest.mark.long
 @pytest.mark.req("PAGE-01", "PAGE-02", "PAGE-03", "PAGE-04", "PAGE-05")
 @pytest.mark.scenario("complete", "fail", "ask")
-def test_paging_holds_under_any_sequence_of_changes(a2a_client: A2AClient, a2a_target):
+@pytest.mark.parametrize("part", range(1, MACHINE_PARTS + 1), ids=lambda k: f"part-{k}-of-{MACHINE_PARTS}")
+def test_paging_holds_under_any_sequence_of_changes(a2a_client: A2AClient, a2a_target, part: int):
     clients = [a2a_client]
     if a2a_target.other_subject:
         clients.append(a2a_client.with_(subject=a2a_target.other_subject))
-    properties.check_machine(lambda: PagingMachine(clients))
+    properties.check_machine(lambda: PagingMachine(clients), part=(part, MACHINE_PARTS))

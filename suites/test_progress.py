@@ -146,6 +146,7 @@ def test_get_task_carries_the_latest_plan(a2a_v2_client: A2AClient):
 # -- the plan on every channel the task travels
 
 
+@pytest.mark.shares_turn("plan")
 @pytest.mark.req("PROG-01")
 @pytest.mark.scenario("plan")
 @pytest.mark.parametrize("channel", axes.members("PROG-01", "channels"))
@@ -160,6 +161,7 @@ def test_the_plan_rides_every_channel_within_20_steps(a2a_channel_views, channel
             views.fail(channel, f"{where} shows a plan of {len(steps or [])} steps: 1 to 20 of a 25-step plan")
 
 
+@pytest.mark.shares_turn("plan")
 @pytest.mark.req("PROG-02")
 @pytest.mark.scenario("plan")
 @pytest.mark.parametrize("channel", axes.members("PROG-02", "channels"))
@@ -171,6 +173,7 @@ def test_each_step_has_label_state_and_note_on_every_channel(a2a_channel_views, 
                 views.fail(channel, f"{where}: step {i} must have a label, a state and a note: {step}")
 
 
+@pytest.mark.shares_turn("plan")
 @pytest.mark.req("PROG-03")
 @pytest.mark.scenario("plan")
 @pytest.mark.parametrize("channel", axes.members("PROG-03", "channels"))

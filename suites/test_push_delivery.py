@@ -211,6 +211,7 @@ def _delivered(a2a_channel_views) -> list:
     return a2a_channel_views("files").arrived()  # an ended turn's status updates and four artifact updates
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("PUSH-06")
 @pytest.mark.parametrize("spelling", axes.members("PUSH-06", "spellings"))
 def test_every_delivery_is_a_post(a2a_pushing: Target, a2a_channel_views, spelling: str):
@@ -222,6 +223,7 @@ def test_every_delivery_is_a_post(a2a_pushing: Target, a2a_channel_views, spelli
 PUSH_JSON_TYPES = ("application/a2a+json", "application/json")
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("PUSH-18")
 @pytest.mark.parametrize("spelling", axes.members("PUSH-18", "spellings"))
 def test_every_delivery_is_typed_as_json(a2a_pushing: Target, a2a_channel_views, spelling: str):
@@ -231,6 +233,7 @@ def test_every_delivery_is_typed_as_json(a2a_pushing: Target, a2a_channel_views,
             pytest.fail(f"delivery {delivery.webhook_id} is typed {media_type!r}, not {' or '.join(PUSH_JSON_TYPES)}")
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("PUSH-09")
 @pytest.mark.parametrize("spelling", axes.members("PUSH-09", "spellings"))
 def test_every_delivery_verifies_however_its_headers_are_written(a2a_pushing: Target, a2a_channel_views, spelling):

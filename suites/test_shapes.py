@@ -170,6 +170,7 @@ def test_a_streamed_artifact_does_not_append_before_it_was_sent(
         exchange.fail(f"{FIRST_UPDATE}; the stream's first update of artifact(s) {wrong} appends")
 
 
+@pytest.mark.shares_turn("files", "core")
 @pytest.mark.req("SHAPE-02")
 @pytest.mark.scenario("complete")
 def test_a_pushed_artifact_does_not_append_before_it_was_sent(a2a_channel_views):

@@ -216,6 +216,7 @@ def _terminal(views, channel: str) -> list[tuple[str, dict | None]]:
     return shown[-1:]  # the settled state's newest: the terminal update, or the ended task
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("TEL-01")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("TEL-01", "channels"))
@@ -227,6 +228,7 @@ def test_totals_ride_the_terminal_update_on_every_channel(a2a_channel_views, cha
             views.fail(channel, f"{where}: the terminal status update carries telemetry/v1 totals")
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("TEL-02")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("TEL-02", "channels"))
@@ -237,6 +239,7 @@ def test_the_trace_id_rides_the_terminal_update_on_every_channel(a2a_channel_vie
             views.fail(channel, f"{where}: the terminal status update carries the turn's trace id")
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("TEL-03")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("TEL-03", "channels"))
@@ -247,6 +250,7 @@ def test_the_joined_trace_is_reported_on_every_channel(a2a_channel_views, channe
             views.fail(channel, f"{where}: the turn joined trace {views.trace_id}, so its trace id is that one")
 
 
+@pytest.mark.shares_turn("files")
 @pytest.mark.req("TEL-04")
 @pytest.mark.scenario("complete")
 @pytest.mark.parametrize("channel", axes.members("TEL-04", "channels"))

@@ -173,6 +173,7 @@ def test_v1_client_is_served_with_v1_extensions_only(a2a_v1_client: A2AClient, a
 # -- a Core caller's tasks, on every channel they travel
 
 
+@pytest.mark.shares_turn("*", "core")
 @pytest.mark.req("TIER-04")
 @pytest.mark.parametrize("channel", axes.members("TIER-04", "channels"))
 @pytest.mark.parametrize(

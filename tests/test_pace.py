@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nylorun_a2a_kit.fixtures.plugin import pace
-from nylorun_a2a_kit.fixtures.plugin.schedule import SHARED_SETUPS, SharedSetupScheduling
+from nylorun_a2a_kit.fixtures.plugin.schedule import SHARED_SETUPS, SharedSetupScheduling, shared_turn
 
 pytest_plugins = ["pytester"]
 SUITES = Path(__file__).resolve().parent.parent / "suites"
@@ -87,3 +87,32 @@ def test_the_long_checks_are_collected_first(pytester: pytest.Pytester):
     collected = [line for line in result.outlines if "::" in line]
     long_ones = [name for name in collected if "test_paging_holds_under_any_sequence_of_changes" in name]
     assert long_ones and collected.index(long_ones[0]) < 10, collected[:10]
+
+
+def test_the_checks_of_one_turn_on_every_channel_go_to_one_scope():
+    assert shared_turn("suites/test_extensions.py::test_the_profile_data_is_the_same_on_every_channel[plan-push]") == (
+        "turn:plan:v2"
+    )
+    assert shared_turn("suites/test_tiers.py::test_core_caller_gets_plain_a2a_on_every_channel[files-get]") == (
+        "turn:files:core"
+    )
+    assert shared_turn("suites/test_progress.py::test_the_plan_rides_every_channel_within_20_steps[push]") == (
+        "turn:plan:v2"
+    )
+    assert shared_turn("suites/test_card.py::test_card_is_served") is None
+
+
+def test_every_check_that_reads_channel_views_says_which_turn_it_shares():
+    unmarked = []
+    for module in sorted(SUITES.glob("test_*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+                continue
+            reads = any(arg.arg == "a2a_channel_views" for arg in node.args.args)
+            marked = any(
+                isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "shares_turn"
+                for d in node.decorator_list
+            )
+            if reads and not marked:
+                unmarked.append(f"{module.name}::{node.name}")
+    assert not unmarked, f"mark them @pytest.mark.shares_turn(kind[, tier]): {unmarked}"
