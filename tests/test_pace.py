@@ -50,7 +50,8 @@ def test_auto_sizes_the_run_from_the_embedded_agents_pace(pytester: pytest.Pytes
 
 
 def test_auto_against_an_unreachable_target_is_one_line(pytester: pytest.Pytester):
-    result = pytester.runpytest_inprocess(
+    # In a process of its own: the timing's first connection would leave this process's HTTP stack half imported.
+    result = pytester.runpytest_subprocess(
         "--pyargs", "nylorun_a2a_kit.suites", "-n", "auto", "--target-url=http://127.0.0.1:9/v1/a2a/agents/support"
     )
     assert result.ret == 4, result.outlines + result.errlines
