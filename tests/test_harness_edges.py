@@ -1,19 +1,24 @@
 """Edges of the harness that a unit test reaches: a quiet stream, a check's own pytest.fail beside a broken
-shape, the receiver's public URL per worker, and which gate arguments name the kit's checks."""
+shape, the receiver's public URL per worker, which gate arguments name the kit's checks, and as whom the kit asks
+its own questions."""
 
 from __future__ import annotations
 
 import copy
+import json
 import types
+import uuid
 
 import httpx
 import pytest
 
-from nylorun_a2a_kit.fixtures.client import Exchange, sse
+from nylorun_a2a_kit.fixtures import oracle
+from nylorun_a2a_kit.fixtures.client import A2AClient, Exchange, sse
 from nylorun_a2a_kit.fixtures.gate.cli import _kit_args
 from nylorun_a2a_kit.fixtures.gate.command import positional
 from nylorun_a2a_kit.fixtures.plugin import failures
 from nylorun_a2a_kit.fixtures.push import worker_public_url
+from nylorun_a2a_kit.fixtures.scenarios import drivers
 from nylorun_a2a_kit.fixtures.target.card import card_problems, readable_card
 from nylorun_a2a_kit.reference_agent.card import agent_card
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
@@ -184,3 +189,53 @@ def test_a_card_is_read_without_the_members_that_break_its_schema():
     assert read["skills"] == good["skills"]
     assert read["name"] == good["name"] and served["capabilities"]["streaming"] == "false", "the served card is kept"
     assert len(card_problems(served)) == 3
+
+
+def _agent_taking_chosen_ids(sent: list[tuple[str, str | None]]) -> httpx.MockTransport:
+    """An Agent that takes chosen conversation ids; every request's method and subject into ``sent``."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        envelope = json.loads(request.content)
+        sent.append((envelope["method"], request.headers.get("nylorun-subject")))
+        task = {"id": "t-1", "contextId": "ctx-1", "status": {"state": "TASK_STATE_COMPLETED"}}
+        if envelope["method"] == "SendMessage":
+            result = {"task": {**task, "contextId": envelope["params"]["message"].get("contextId", "ctx-1")}}
+        else:
+            listed = [task] if len(sent) > 1 else []  # the task the first message made, once it was made
+            result = {"tasks": listed, "nextPageToken": "", "pageSize": 1, "totalSize": len(listed)}
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": envelope["id"], "result": result})
+
+    return httpx.MockTransport(answer)
+
+
+def test_the_kits_own_question_is_asked_as_the_home_subject_never_a_checks_fresh_one():
+    """Whether an Agent takes chosen conversation ids is asked once a process, with a message of the kit's own. The
+    check that first names a conversation may be acting as a fresh subject whose tasks it counts (ISO-02's twins):
+    asked as that subject, the question's task was counted, and the check failed a correct Agent when it ran first
+    in its process."""
+    sent: list[tuple[str, str | None]] = []
+    url = f"http://127.0.0.1:9/{uuid.uuid4().hex}"  # a URL of its own: the answer is kept per URL and process
+    with httpx.Client(transport=_agent_taking_chosen_ids(sent)) as http:
+        home = A2AClient(url, key="kit-key", subject="a2a:home", http=http)
+        fresh = home.with_(subject="a2a:home-fresh")
+        listed = fresh.list_tasks(contextId=drivers.new_context(), pageSize=1)
+    assert not listed.is_error
+    assert sent == [("SendMessage", "a2a:home"), ("ListTasks", "a2a:home-fresh")]
+
+
+def test_the_version_as_a_request_parameter_names_the_same_agent():
+    """A2A-Version=1.0 in the query (A2A §3.6.1) says how a request is written, not which Agent it is for: a task
+    made through it and listed at the bare endpoint is the caller's own, not another Agent's (ISO-03)."""
+    sent: list[tuple[str, str | None]] = []
+    url = f"http://127.0.0.1:9/{uuid.uuid4().hex}"
+    before = oracle._MODEL
+    oracle._MODEL = oracle.Model()
+    try:
+        with httpx.Client(transport=_agent_taking_chosen_ids(sent)) as http:
+            client = A2AClient(url, key="kit-key", subject="a2a:home", http=http)
+            made = client.with_(url=f"{url}?A2A-Version=1.0").send("Hello.")
+            listed = client.list_tasks(pageSize=1)
+    finally:
+        oracle._MODEL = before
+    assert made.task["id"] == "t-1" and [t["id"] for t in listed.result["tasks"]] == ["t-1"]
+    assert listed.disagreements == [], listed.disagreements

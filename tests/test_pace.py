@@ -1,15 +1,19 @@
 """-n auto in a run of the kit: the workers follow the target's measured pace (fixtures/plugin/pace.py), and xdist
-hands the kit's checks out one at a time, a module's shared setup to a few workers, the long checks first
-(fixtures/plugin/schedule.py)."""
+hands the kit's checks out one at a time from the first worker that collected, a module's shared setup to a few
+workers, the long checks first and alone (fixtures/plugin/schedule.py); the workers start a few at a time
+(fixtures/plugin/startup.py)."""
 
 from __future__ import annotations
 
 import ast
+import os
+import types
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.plugin import pace
+from nylorun_a2a_kit.fixtures.plugin import pace, startup
 from nylorun_a2a_kit.fixtures.plugin.schedule import SHARED_SETUPS, SharedSetupScheduling, shared_turn
 
 pytest_plugins = ["pytester"]
@@ -46,7 +50,8 @@ def test_auto_sizes_the_run_from_the_embedded_agents_pace(pytester: pytest.Pytes
     assert len(near) == len(far) == 1, (near, far)
     workers = [int(line.split()[2]) for line in (near[0], far[0])]
     assert workers[0] < workers[1], (near, far)
-    assert "a round trip 10" in far[0] and "-n N sets it" in far[0], far
+    round_trip_ms = int(far[0].split("a round trip ")[1].split(" ms")[0])
+    assert 100 <= round_trip_ms < 1000 and "-n N sets it" in far[0], far  # 100 ms away, on however busy a machine
 
 
 def test_auto_against_an_unreachable_target_is_one_line(pytester: pytest.Pytester):
@@ -117,3 +122,94 @@ def test_every_check_that_reads_channel_views_says_which_turn_it_shares():
             if reads and not marked:
                 unmarked.append(f"{module.name}::{node.name}")
     assert not unmarked, f"mark them @pytest.mark.shares_turn(kind[, tier]): {unmarked}"
+
+
+class _Worker:
+    """An xdist WorkerController as the scheduler sees it: what it was sent, and whether it was told to stop."""
+
+    def __init__(self, name: str):
+        self.gateway = types.SimpleNamespace(id=name)
+        self.shutting_down = False
+        self.sent: list[int] = []
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent.extend(indices)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+LONG = "suites/test_list_paging.py::test_paging_holds_under_any_sequence_of_changes[part-1-of-3]"
+OTHER_LONG = "suites/test_list_paging.py::test_walk_while_tasks_change"
+SHARED = [f"suites/test_list_filters.py::test_x[{i}]" for i in range(12)]
+SHORT = [f"suites/test_card.py::test_short[{i}]" for i in range(6)]
+
+
+def _scheduler(collection: list[str], *workers: _Worker) -> SharedSetupScheduling:
+    scheduling = SharedSetupScheduling.__new__(SharedSetupScheduling)
+    scheduling.numnodes, scheduling.collection = len(workers), None
+    scheduling.workqueue, scheduling.assigned_work, scheduling.registered_collections = OrderedDict(), {}, {}
+    scheduling.log = lambda *args: None
+    scheduling.config = types.SimpleNamespace(option=types.SimpleNamespace(loadscopereorder=True))
+    for worker in workers:
+        scheduling.add_node(worker)
+    return scheduling
+
+
+def _collected(scheduling: SharedSetupScheduling, worker: _Worker, collection: list[str]) -> None:
+    """What xdist's controller does as a worker reports its collection."""
+    scheduling.add_node_collection(worker, collection)
+    if scheduling.collection_is_completed:
+        scheduling.schedule()
+
+
+def test_checks_start_on_the_first_worker_that_collected_and_a_later_one_joins():
+    collection = [*SHORT, *SHARED]
+    first, later = _Worker("gw0"), _Worker("gw1")
+    scheduling = _scheduler(collection, first, later)
+    _collected(scheduling, first, collection)
+    assert first.sent and not later.sent
+    _collected(scheduling, later, collection)
+    assert later.sent and not set(first.sent) & set(later.sent)
+
+
+def test_a_long_check_runs_first_with_one_short_check_behind_it():
+    """An xdist worker runs a check once it knows the next: behind a long one goes a single short check, never a
+    scope of many nor another long check."""
+    collection = [LONG, OTHER_LONG, *SHARED, *SHORT]
+    first, second = _Worker("gw0"), _Worker("gw1")
+    scheduling = _scheduler(collection, first, second)
+    _collected(scheduling, first, collection)
+    _collected(scheduling, second, collection)
+    for worker, long_check in ((first, LONG), (second, OTHER_LONG)):
+        given = [collection[i] for i in worker.sent]
+        assert len(given) == 2 and given[0] == long_check and given[1] in SHORT, given
+
+
+def test_a_later_worker_that_collected_otherwise_gets_no_check():
+    collection = [*SHORT, *SHARED]
+    first, odd = _Worker("gw0"), _Worker("gw1")
+    scheduling = _scheduler(collection, first, odd)
+    _collected(scheduling, first, collection)
+    _collected(scheduling, odd, [*collection, "suites/test_card.py::test_extra"])
+    assert not odd.sent and odd not in scheduling.registered_collections
+
+
+def test_workers_of_a_kit_run_start_in_turn(tmp_path, monkeypatch):
+    """A worker takes its slot's lock before it imports the kit, and gives it back once it has collected; the
+    next worker of the slot waits until then."""
+    fcntl = pytest.importorskip("fcntl")
+    startup.announce(str(tmp_path), 2)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
+    try:
+        startup.take_turn()
+        slot = tmp_path / "slot-1"
+        with slot.open("a") as other:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            startup.end_turn()
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free now
+        assert startup.ENV not in os.environ  # the worker's own children start at once
+    finally:
+        startup.end_turn()
+        startup.withdraw()
