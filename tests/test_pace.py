@@ -150,7 +150,10 @@ def _scheduler(collection: list[str], *workers: _Worker) -> SharedSetupSchedulin
     scheduling.numnodes, scheduling.collection = len(workers), None
     scheduling.workqueue, scheduling.assigned_work, scheduling.registered_collections = OrderedDict(), {}, {}
     scheduling.log = lambda *args: None
-    scheduling.config = types.SimpleNamespace(option=types.SimpleNamespace(loadscopereorder=True))
+    scheduling.config = types.SimpleNamespace(
+        option=types.SimpleNamespace(loadscopereorder=True, verbose=0),
+        pluginmanager=types.SimpleNamespace(get_plugin=lambda name: None),
+    )
     for worker in workers:
         scheduling.add_node(worker)
     return scheduling
