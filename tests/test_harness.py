@@ -19,7 +19,7 @@ import pytest
 from nylorun_a2a_kit.fixtures import options, target
 from nylorun_a2a_kit.fixtures.client import A2AClient, ShapeError
 from nylorun_a2a_kit.fixtures.plugin import silence
-from nylorun_a2a_kit.fixtures.push import free_port, free_ports
+from nylorun_a2a_kit.fixtures.push import free_ports
 from nylorun_a2a_kit.fixtures.target import claimed_tier, declared_scenarios
 from tests.agent_process import agent_process
 from tests.silent_target import relay_that_goes_silent
@@ -262,11 +262,19 @@ EMBEDDED_ONLY = (
 )
 
 
+STARTED_AGENT_WORKERS = 3  # what -n auto gives the loopback agent: its verdicts are those of a run as users make it
+
+
 @pytest.mark.slow
 def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path, tmp_path_factory):
     embedded = clean_run(tmp_path_factory)
     secret = "whsec_" + base64.b64encode(b"s" * 32).decode()
-    port, closed, refused = free_port(), free_port(), free_port()
+    # Under -n N each worker listens on the port given plus its number: the agent's allow-list names each.
+    first, n = free_ports(3 * STARTED_AGENT_WORKERS), STARTED_AGENT_WORKERS
+    port, closed, refused = first, first + n, first + 2 * n  # the receivers', the closed and the refusing ports
+    allowed = [
+        option for first in (port, closed) for k in range(n) for option in ("--push-allow", f"127.0.0.1:{first + k}")
+    ]
     agent_args = [
         "--key",
         "kit-key",
@@ -276,10 +284,7 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path, tm
         "3000",
         "--push-secret",
         secret,
-        "--push-allow",
-        f"127.0.0.1:{port}",
-        "--push-allow",
-        f"127.0.0.1:{closed}",
+        *allowed,
         "--push-allow",
         "127.0.0.1:80",  # named in configs on paused tasks, never sent to (PUSH-20, PUSH-21)
         "--push-time-scale",
@@ -304,6 +309,8 @@ def test_a_started_agent_gets_the_same_verdicts_as_the_embedded_one(tmp_path, tm
             f"--a2a-push-closed-listen=127.0.0.1:{closed}",
             f"--a2a-push-refused-listen=127.0.0.1:{refused}",
             "--a2a-push-allowed-url=http://127.0.0.1:80/kit-allowed",
+            "-n",
+            str(STARTED_AGENT_WORKERS),
         )
     assert remote.outcomes, remote.output[-3000:]
     remote_host_checks = [t for t in remote.outcomes if "test_push_hosts" in t and "spelling" not in t]
