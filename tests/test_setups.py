@@ -86,6 +86,8 @@ def test_the_reference_agent_passes_every_check_in_each_setup(tmp_path, name: st
         f"--a2a-req={','.join(_reached(setup))}",
         "--a2a-strict-should=yes",
         "--a2a-property-profile=quick",
+        "-n",
+        "auto",  # as users run it: each worker's embedded agent is a Runtime in this setup
         lean=True,
         timeout_s=1200,
     )
