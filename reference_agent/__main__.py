@@ -15,7 +15,6 @@ from nylorun_a2a_kit.cli import USAGE_ERROR, Parser
 from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.app import STOP_GRACE_S, STOP_WITHIN_S, start_site
 from nylorun_a2a_kit.reference_agent.config import AgentConfig, parse_key
-from nylorun_a2a_kit.reference_agent.faults import FAULTS, check_faults
 
 DEFAULT_KEY = "kit-key"
 
@@ -24,7 +23,7 @@ def parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="nylorun-reference-agent",
         description="The conformance kit's reference A2A agent (Nylorun Profile v2), on JSON-RPC over HTTP.",
-        epilog="Faults: " + "; ".join(f"{name}: {fault.description}" for name, fault in FAULTS.items()),
+        epilog="A fault is a mutant: --mutant NAME takes its short name (--list-mutants lists every mutant).",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port to bind; 0 picks a free one (default 8080)")
@@ -56,19 +55,18 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not advertise the kit's scenario contract on the card (the scenarios still run)",
     )
-    p.add_argument("--fault", action="append", default=[], metavar="NAME", help="switch on a named fault; repeatable")
-    p.add_argument("--list-faults", action="store_true", help="print the faults and exit")
     p.add_argument(
         "--mutant",
         action="append",
         default=[],
         metavar="NAME",
-        help="switch on a mutant (fault/…, a derived axis's, source/…); repeatable",
+        help="switch on a mutant: a fault (its short name, or fault/…), a derived axis's, an allowed variation's, "
+        "source/…; repeatable",
     )
     p.add_argument(
         "--list-mutants",
         action="store_true",
-        help="print the mutants but the source axis's (axis, name, what each breaks) and exit",
+        help="print the mutants but the source axis's (name, what each breaks or why it is allowed) and exit",
     )
     return p
 
@@ -82,17 +80,21 @@ def _requirements_given() -> None:
 
 def config_from(args: argparse.Namespace) -> AgentConfig:
     keys = dict(parse_key(spec) for spec in (args.key or [DEFAULT_KEY]))
-    check_faults(args.fault)
     if args.mutant:
-        _requirements_given()
-    mutants.check_mutants(args.mutant)
+        _requirements_given()  # the derived axes are derived from the kit's requirements
+    named = mutants.resolve(args.mutant)
+    setups = mutants.named_setups(named)
+    if setups:
+        raise ValueError(
+            f"setup/{setups[0]} is a shape of the kit's embedded agent (--a2a-reference-mutant=setup/{setups[0]}); "
+            "start this agent in it with its own options (--agent, --key, --push-secret, --hide-scenarios)"
+        )
     return AgentConfig(
         db_path=args.db,
         agents=tuple(args.agent or ("support", "billing")),
         keys=keys,
         a2a_wait_ms=args.wait_ms,
-        faults=frozenset(args.fault),
-        mutants=frozenset(args.mutant),
+        mutants=frozenset(named),
         advertise_scenarios=not args.hide_scenarios,
         push_secret=args.push_secret,
         push_allowed=frozenset(args.push_allow),
@@ -114,8 +116,6 @@ async def serve(config: AgentConfig, host: str, port: int) -> None:
             f"  Agent {agent}: {base}/v1/a2a/agents/{agent}  (card: {base}/v1/a2a/agents/{agent}/card)",
             flush=True,
         )
-    if config.faults:
-        print(f"  faults on: {', '.join(sorted(config.faults))}", flush=True)
     if config.mutants:
         print(f"  mutants on: {', '.join(sorted(config.mutants))}", flush=True)
     await stop.wait()
@@ -154,16 +154,9 @@ def _mutants_listing() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.list_faults or args.list_mutants:
-        listed = (
-            _mutants_listing()
-            if args.list_mutants
-            else "".join(
-                f"{name}: {fault.description} (breaks {', '.join(fault.breaks)})\n" for name, fault in FAULTS.items()
-            )
-        )
+    if args.list_mutants:
         try:
-            sys.stdout.write(listed)
+            sys.stdout.write(_mutants_listing())
             sys.stdout.flush()
         except BrokenPipeError:  # a reader that stopped early (| head) is no error
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from nylorun_a2a_kit.reference_agent import extensions, faults, layouts, mutants
+from nylorun_a2a_kit.reference_agent import extensions, layouts, mutants
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.card import agent_card
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
@@ -186,8 +186,9 @@ async def not_found(request: web.Request) -> web.StreamResponse:
 
 
 def build_app(config: AgentConfig) -> web.Application:
-    """The agent's application; the faults ``config`` names take the place of the seams they replace."""
-    seams = faults.seams(config.faults).joined(mutants.seams(config.mutants))
+    """The agent's application; the mutants ``config`` names (faults among them) take the place of the seams they
+    replace."""
+    seams = mutants.seams(config.mutants)
     restarts = [restarting(config.restart_every)] if config.restart_every else []
     app = web.Application(client_max_size=MAX_BODY, middlewares=restarts + seams.middlewares(config))
     app[CONFIG] = config

@@ -27,8 +27,7 @@ class AgentConfig:
     agents: tuple[str, ...] = ("support", "billing")
     keys: dict[str, KeyGrant] = field(default_factory=dict)
     a2a_wait_ms: int = 300_000
-    faults: frozenset[str] = frozenset()  # their names: reference_agent.faults lists them
-    mutants: frozenset[str] = frozenset()  # their names: reference_agent.mutants derives them
+    mutants: frozenset[str] = frozenset()  # their registry names (faults among them): reference_agent.mutants
     # Longest a scenario may ask to run; keeps a mistaken "slow" from pinning a turn for hours.
     max_scenario_ms: int = 600_000
     # Off, the card does not advertise the scenario contract: the agent then looks like any opaque Agent.

@@ -30,7 +30,7 @@ def test_a_core_agent_serving_requests_without_a_version_fails_ver_02(tmp_path):
         tmp_path,
         "--a2a-claim=core",
         "--a2a-enforce-claim=no",
-        "--a2a-reference-fault=no-version-check",
+        "--a2a-reference-mutant=no-version-check",
         "--a2a-req=VER-02",
         lean=True,
     )

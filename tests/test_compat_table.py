@@ -18,7 +18,7 @@ def test_the_compatibility_table_is_the_checked_in_verdicts():
 
 @pytest.mark.slow  # a run of the suites in a process of its own
 def test_a_should_not_met_is_published_as_such_not_as_not_applicable(tmp_path):
-    verdicts = run_suites(tmp_path, "--a2a-reference-fault=card-no-cache-control", "--a2a-req=CARD-09", lean=True)
+    verdicts = run_suites(tmp_path, "--a2a-reference-mutant=card-no-cache-control", "--a2a-req=CARD-09", lean=True)
     published = verdicts.published()
     assert published and set(published.values()) == {SHOULD_NOT_MET}, verdicts.summary()
     assert set(verdicts.outcomes.values()) == {"skipped"}, "JUnit writes an expected failure as a skip"

@@ -49,7 +49,7 @@ def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Fu
             return run_suites(where, "--a2a-reference-push=off", "--a2a-req=PUSH-03,PUSH-04", lean=True)
         # Under a fault every broken requirement must fail, SHOULD-level ones included.
         args = (
-            f"--a2a-reference-mutant={fault}" if fault in REPLACED_FAULTS else f"--a2a-reference-fault={fault}",
+            f"--a2a-reference-mutant={fault}",
             f"--a2a-req={','.join(CAUGHT[fault][0])}",
             "--a2a-strict-should=yes",
             "--a2a-property-profile=quick",  # pass or fail is the verdict here; shrinking adds minutes
@@ -131,7 +131,7 @@ STREAM_RULES = ("STREAM-01", "STREAM-02", "STREAM-03", "STREAM-05", "STREAM-06",
 def test_an_agent_that_streams_as_a2a_has_it_passes_the_stream_checks(tmp_path):
     """card-streaming breaks only the profile's rules: its streams are A2A's, so every stream check passes."""
     verdicts = run_suites(
-        tmp_path, "--a2a-reference-fault=card-streaming", f"--a2a-req={','.join(STREAM_RULES)}", lean=True
+        tmp_path, "--a2a-reference-mutant=card-streaming", f"--a2a-req={','.join(STREAM_RULES)}", lean=True
     )
     assert verdicts.returncode == 0, verdicts.output[-5000:]
     streamed = [t for t, ids in verdicts.requirements.items() if set(ids) & set(STREAM_RULES)]
@@ -143,7 +143,7 @@ def test_an_agent_refusing_chosen_context_ids_fails_that_rule_alone(tmp_path):
     chosen-context-refused the kit drives every conversation it names with the ids the Agent issues, and a check
     needing a conversation the client names is not checked: one deviation, one failure, in a whole run."""
     verdicts = run_suites(
-        tmp_path, "--a2a-reference-fault=chosen-context-refused", "--a2a-property-profile=quick", lean=True
+        tmp_path, "--a2a-reference-mutant=chosen-context-refused", "--a2a-property-profile=quick", lean=True
     )
     assert verdicts.outcomes, verdicts.output[-3000:]
     assert verdicts.failed_requirements() == {"SEND-06"}, verdicts.summary()
@@ -247,7 +247,7 @@ SOURCE_KILLERS = {
 # What a source killer's run needs besides its mutant: the agent serving streams (its card says streaming: true),
 # the kit's preferred reading where the rules leave a point open.
 SOURCE_KILLERS_RUN_WITH = {
-    "source/status.artifact_event/name-1": ("--a2a-reference-fault=card-streaming",),
+    "source/status.artifact_event/name-1": ("--a2a-reference-mutant=card-streaming",),
     "source/rpc.Dispatcher._dispatch/arg-removal-36": ("--a2a-strict-spec=yes",),
 }
 MUTANTS_AT_ONCE = 16  # asked of the run server together; it runs them as the cores allow
@@ -284,7 +284,7 @@ def test_a_reading_a2a_leaves_open_passes_without_the_strict_option(tmp_path, fa
     args = [arg for arg in FAULTS[fault].run_with if arg != "--a2a-strict-spec=yes"]
     verdicts = run_suites(
         tmp_path,
-        f"--a2a-reference-fault={fault}",
+        f"--a2a-reference-mutant={fault}",
         f"--a2a-req={','.join(FAULTS[fault].breaks)}",
         "--a2a-strict-should=yes",
         "--a2a-property-profile=quick",

@@ -222,7 +222,7 @@ def test_a_card_that_is_no_json_object_ends_the_run_in_one_line(tmp_path, card_s
 def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
     # CI=true, as in a release pipeline: pytest then prints the short summary lines whole.
     verdicts = run_suites(
-        tmp_path, "--a2a-reference-fault=wrong-error-code", "--a2a-req=TASK-05,TASK-06", "-rf", env={"CI": "true"}
+        tmp_path, "--a2a-reference-mutant=wrong-error-code", "--a2a-req=TASK-05,TASK-06", "-rf", env={"CI": "true"}
     )
     assert verdicts.returncode == 1
     output = verdicts.output
@@ -242,7 +242,7 @@ def test_failure_report_quotes_the_exchanges_and_the_requirement(tmp_path):
 def test_property_failure_reports_the_minimal_example_and_the_seed(tmp_path):
     verdicts = run_suites(
         tmp_path,
-        "--a2a-reference-fault=wrong-response-id",
+        "--a2a-reference-mutant=wrong-response-id",
         "--a2a-property-profile=thorough",
         "--hypothesis-seed=1234",
         "-k",
@@ -364,7 +364,7 @@ def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(t
 
 @pytest.mark.slow
 def test_summary_reports_the_tier_claimed_and_reached(tmp_path):
-    verdicts = run_suites(tmp_path, "--a2a-reference-fault=text-approves", "--a2a-req=INTER-09,TASK-05", "-n", "2")
+    verdicts = run_suites(tmp_path, "--a2a-reference-mutant=text-approves", "--a2a-req=INTER-09,TASK-05", "-n", "2")
     assert verdicts.returncode == 1, verdicts.output[-3000:]
     assert "tier claimed: Profile v2; tier reached: none" in verdicts.output, verdicts.output[-2000:]
     assert "Profile v1: " in verdicts.output and "1 failed (INTER-09)" in verdicts.output

@@ -157,7 +157,7 @@ def test_the_projects_own_test_run_is_unchanged(installed):
 def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
     project, bin_dir = tmp_path / "project", installed["bin"]
     shutil.copytree(installed["project"], project)  # its runs write into the project: a copy of the session's
-    embedded = run_suites(tmp_path, f"--a2a-reference-fault={FAULT}", CHECKED, "-p", "no:randomly")
+    embedded = run_suites(tmp_path, f"--a2a-reference-mutant={FAULT}", CHECKED, "-p", "no:randomly")
     assert embedded.outcomes, embedded.output[-3000:]
     agent = [
         str(bin_dir / "nylorun-reference-agent"),
@@ -167,7 +167,7 @@ def test_installed_kit_gives_the_embedded_verdicts(installed, tmp_path):
         str(tmp_path / "agent.sqlite3"),
         "--key",
         "kit-key",
-        "--fault",
+        "--mutant",
         FAULT,
     ]
     with listening_process(agent, "reference agent listening on ") as base:

@@ -22,7 +22,7 @@ OWNERS = {"ERR-03", "ERR-12", "ERR-14"}
 @pytest.mark.slow
 def test_an_agent_answering_500_to_everything_fails_only_the_rules_that_own_a_response(tmp_path):
     out = tmp_path / "out"
-    run = run_suites(tmp_path, "--a2a-reference-fault=rpc-answers-500", "-n", "2", f"--a2a-summary-dir={out}")
+    run = run_suites(tmp_path, "--a2a-reference-mutant=rpc-answers-500", "-n", "2", f"--a2a-summary-dir={out}")
     assert run.returncode == 1 and "INTERNALERROR" not in run.output, run.output[-3000:]
     failed = run.failed_requirements()
     assert "ERR-14" in failed and failed <= OWNERS, f"failed beyond the owners of a Response: {failed - OWNERS}"

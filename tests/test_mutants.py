@@ -12,7 +12,8 @@ from nylorun_a2a_kit.fixtures.requirements.axes import AXES as REQUIREMENT_AXES
 from nylorun_a2a_kit.reference_agent.mutants import AXES, catalog, check_mutants, operators
 from nylorun_a2a_kit.reference_agent.mutants.channels import DATA
 
-NAME = re.compile(r"^(fault|channel|spelling|several|combined|read|allowed)/[^/\s]+/[^/\s@]+(@[a-z]+)?$")
+AXIS = "fault|channel|spelling|several|combined|read|allowed"
+NAME = re.compile(rf"^({AXIS})/[^/\s]+/[^/\s@]+(@[a-z]+)?$|^setup/[a-z-]+$")
 # The profile's data as the reference agent answers it, one instance of each extension's definition.
 INSTANCES = {
     "interactions": {"interactionId": "int-1", "kind": "approval", "prompt": "May I?", "detail": {"order": "d-1"}},

@@ -29,7 +29,7 @@ def _one_error_line(result: pytest.RunResult) -> str:
         ["--a2a-timeout-s=soon"],
         ["--a2a-claim=gold"],
         ["--a2a-req=NOPE-99"],
-        ["--a2a-reference-fault=no-such-fault"],
+        ["--a2a-reference-mutant=no-such-fault"],
         ["--target-url=ftp://agent.example/a2a"],
         ["--target-url=http://[::1/v1/a2a/agents/support"],
         ["--target-url=http://127.0.0.1:port/v1/a2a/agents/support"],

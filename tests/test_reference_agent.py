@@ -120,16 +120,25 @@ def test_malformed_body_gets_an_answer_not_a_server_failure(running_agent, case)
 
 
 def test_console_script_lists_faults_and_refuses_unknown_ones(tmp_path):
-    listed = subprocess.run([str(CONSOLE_SCRIPT), "--list-faults"], capture_output=True, text=True, timeout=60)
-    assert listed.returncode == 0 and "no-version-check:" in listed.stdout
+    listed = subprocess.run([str(CONSOLE_SCRIPT), "--list-mutants"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and "fault/versioning/no-version-check:" in listed.stdout
+    assert "\nsetup/restarted:" in listed.stdout and "\nallowed/" in listed.stdout, "one registry lists every deviation"
     refused = subprocess.run(
-        [str(CONSOLE_SCRIPT), "--db", str(tmp_path / "x.sqlite3"), "--fault", "nope"],
+        [str(CONSOLE_SCRIPT), "--db", str(tmp_path / "x.sqlite3"), "--mutant", "nope"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert refused.returncode == 4
-    assert refused.stderr.strip().count("\n") == 0 and "unknown fault nope" in refused.stderr
+    assert refused.stderr.strip().count("\n") == 0 and "unknown mutant nope" in refused.stderr
+    setup = subprocess.run(
+        [str(CONSOLE_SCRIPT), "--db", str(tmp_path / "x.sqlite3"), "--mutant", "setup/single-agent"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert setup.returncode == 4 and setup.stderr.strip().count("\n") == 0, setup.stderr
+    assert "--a2a-reference-mutant=setup/single-agent" in setup.stderr and "--agent" in setup.stderr, setup.stderr
 
 
 def test_unreadable_body_is_refused_not_a_server_failure(running_agent):

@@ -35,7 +35,7 @@ reason = "GetTask on a missing task answers -32602"
 link = "https://tracker.example/runtime/1"
 """
 # One fault, and the checks of the requirement it breaks plus one it does not.
-FAULTY = ("--a2a-reference-fault=wrong-error-code", "--a2a-req=TASK-05,CARD-01")
+FAULTY = ("--a2a-reference-mutant=wrong-error-code", "--a2a-req=TASK-05,CARD-01")
 
 
 def _cli(command: list[str], timeout_s: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -161,7 +161,7 @@ def test_allure_results_carry_requirement_labels_exchanges_and_environment(tmp_p
     environment = (results / "environment.properties").read_text()
     assert "card.version=0.1.0" in environment and "kit.version=" in environment and "kit.commit=" in environment
     assert "tier.reached=" in environment and "verdict=fail (1 new failures)" in environment
-    assert "--a2a-reference-fault=wrong-error-code" in environment and "--a2a-req=TASK-05,CARD-01" in environment
+    assert "--a2a-reference-mutant=wrong-error-code" in environment and "--a2a-req=TASK-05,CARD-01" in environment
     described = [r for r in found if r.get("description")]
     assert len(described) == len(found) and "TASK-05" in failed["description"], "every result states its rule"
     assert json.loads((results / "categories.json").read_text())
@@ -169,7 +169,7 @@ def test_allure_results_carry_requirement_labels_exchanges_and_environment(tmp_p
 
 def test_parallel_run_gives_the_serial_verdicts(tmp_path):
     args = (
-        "--a2a-reference-fault=wrong-error-code",
+        "--a2a-reference-mutant=wrong-error-code",
         "--a2a-req=TASK-05,TASK-06,CARD-01,LIST-04",
         *_list(tmp_path, LISTED),
     )
@@ -369,7 +369,7 @@ def test_an_error_names_the_environment_variable_the_key_came_from(tmp_path):
 
 def test_listing_the_faults_into_a_closed_pipe_is_no_error():
     done = subprocess.run(
-        ["bash", "-c", f"{sys.executable} -m nylorun_a2a_kit.reference_agent --list-faults | head -1"],
+        ["bash", "-c", f"{sys.executable} -m nylorun_a2a_kit.reference_agent --list-mutants | head -1"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -426,7 +426,7 @@ def test_the_gate_runs_the_tck_and_blocks_on_what_it_catches(tmp_path):
         "--",
         "--a2a-req=CARD-01",
         "--a2a-enforce-claim=no",
-        "--a2a-reference-fault=wrong-error-code",
+        "--a2a-reference-mutant=wrong-error-code",
     ]
     done = _cli(gate, timeout_s=900)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
@@ -502,6 +502,6 @@ def test_push_deliveries_are_quoted_in_a_failure_report(tmp_path):
     from nylorun_a2a_kit.reference_agent.faults import FAULTS
 
     breaks = ",".join(FAULTS["bad-signature"].breaks)
-    verdicts = run_suites(tmp_path, "--a2a-reference-fault=bad-signature", f"--a2a-req={breaks}", "-rf", lean=True)
+    verdicts = run_suites(tmp_path, "--a2a-reference-mutant=bad-signature", f"--a2a-req={breaks}", "-rf", lean=True)
     assert verdicts.returncode == 1, verdicts.output[-2000:]
     assert "Push deliveries" in verdicts.output and "webhook-signature:" in verdicts.output

@@ -57,7 +57,7 @@ def gated_run(tmp_path_factory) -> dict:
         f"{RATE_LIMITED}@3/3600",
         "--push-secret",
         PUSH_SECRET,
-        "--fault",
+        "--mutant",
         FAULT,
         "--push-allow",
         f"127.0.0.1:{port}",

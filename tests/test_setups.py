@@ -10,7 +10,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.mutation.engine import SETUP_RUNS
 from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
-from nylorun_a2a_kit.fixtures.target import setups
+from nylorun_a2a_kit.reference_agent import setups
 from nylorun_a2a_kit.reference_agent.mutants import check_mutants, source
 from tests.suite_runs import run_suites
 
@@ -82,7 +82,7 @@ def test_the_reference_agent_passes_every_check_in_each_setup(tmp_path, name: st
     setup = setups.combined(tuple(name.split(",")))
     verdicts = run_suites(
         tmp_path,
-        f"--a2a-reference-setup={name}",
+        f"--a2a-reference-mutant={','.join(f'setup/{one}' for one in name.split(','))}",
         f"--a2a-req={','.join(_reached(setup))}",
         "--a2a-strict-should=yes",
         "--a2a-property-profile=quick",
@@ -111,7 +111,7 @@ def test_each_setup_shows_a_bug_the_default_lets_pass(tmp_path, name: str):
     assert default.returncode == 0 and default.outcomes, (
         f"{mutant} was to live in the default setup: {default.summary()}"
     )
-    shown = run_suites(tmp_path / name, *common, f"--a2a-reference-setup={name}", lean=True)
+    shown = run_suites(tmp_path / name, *common, f"--a2a-reference-mutant=setup/{name}", lean=True)
     # Killed as the mutation engine kills: a check failed, or the kit refused the target it could not check (exit 4).
     killed = shown.with_outcome("failed") or shown.with_outcome("error") or shown.returncode == 4
     assert killed, f"{mutant} lives in the setup {name}: {shown.summary()}"

@@ -103,7 +103,7 @@ def test_a_fixed_sample_keeps_its_verdicts(tmp_path_factory):
 def test_every_class_says_where_and_how_a_reviewer_sees_it_and_holds_for_the_code_it_was_written_of():
     """survivors.toml: each class names the setup it shows (or was judged) in and the requests that show it (or why
     none can), and its digest is its mutant's code now: an edited function re-opens what was written of it."""
-    from nylorun_a2a_kit.fixtures.target import setups
+    from nylorun_a2a_kit.reference_agent import setups
 
     stale = source.stale_survivors()
     assert not stale, f"read these again (their code changed or is gone): {stale}"

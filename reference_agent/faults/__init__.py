@@ -6,30 +6,28 @@ Runtime might get it wrong, so a check that passes under its fault is a check th
 
 Each fault is declared once, in the module of this package for its area, with its behaviour beside it: a
 variant of one of the agent's strategies, or a middleware that changes only what goes on the wire. The
-agent's own modules hold the correct strategies and know nothing of faults; :func:`seams` puts the
-variants of the faults an instance is started with in their place.
+agent's own modules hold the correct strategies and know nothing of faults. A fault is a record of the one
+registry of deviations (``reference_agent.mutants``: ``fault/<area>/<name>``, or its short name), which puts its
+variants in their place when an instance is started with it.
 
 Importing this package does not import the agent: the areas (and the agent with them) load when ``FAULTS``
-or ``AREAS`` is first read, or a fault is named. The kit's pytest plugin imports it on every run to check
-``--reference-fault``, and a run against another target loads none of the agent; that also keeps the
-agent's source out of the constants Hypothesis draws from in such a run.
+or ``AREAS`` is first read. A run against another target loads none of the agent; that also keeps the agent's
+source out of the constants Hypothesis draws from in such a run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from nylorun_a2a_kit.reference_agent.faults import catalog
 from nylorun_a2a_kit.reference_agent.faults.catalog import Fault
-from nylorun_a2a_kit.reference_agent.seams import Seams
 
-__all__ = ["AREAS", "FAULTS", "Fault", "check_faults", "seams"]
+__all__ = ["AREAS", "FAULTS", "Fault"]
 
 
 def _load() -> dict[str, Any]:
     """The catalog, its areas imported: the modules that declare the faults, one per area. None imports
-    another, so each declares its faults as it is imported here, and FAULTS (and --list-faults) lists them
+    another, so each declares its faults as it is imported here, and FAULTS (and --list-mutants) lists them
     in this order."""
     from nylorun_a2a_kit.reference_agent.faults import (
         answers,
@@ -65,24 +63,3 @@ def __getattr__(name: str) -> Any:
     if name in ("AREAS", "FAULTS"):
         return _load()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def check_faults(names: Iterable[str]) -> None:
-    names = set(names)
-    unknown = sorted(names - set(_load()["FAULTS"])) if names else []
-    if unknown:
-        raise ValueError(f"unknown fault {', '.join(unknown)} (nylorun-reference-agent --list-faults lists them)")
-
-
-def seams(names: Iterable[str]) -> Seams:
-    """The seams of an agent started with the faults ``names``: their variants and middlewares in place."""
-    names = set(names)
-    check_faults(names)
-    variants: dict[type, list[type]] = {}
-    middlewares = []
-    for name, fault in catalog.FAULTS.items():
-        if name in names:
-            for variant in fault.variants:
-                variants.setdefault(variant.__bases__[0], []).append(variant)
-            middlewares += fault.middlewares
-    return Seams(variants, middlewares)

@@ -345,7 +345,7 @@ class LoopbackHostAllowed(Destinations):
         return host.startswith(("127.", "localhost", "::1")) or super().listed(host, port)
 
 
-HTTPS_ALLOW_LIST = ("--a2a-reference-setup=https-allow-list",)
+HTTPS_ALLOW_LIST = ("--a2a-reference-mutant=setup/https-allow-list",)
 
 
 @declare(

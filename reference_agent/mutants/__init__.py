@@ -7,10 +7,13 @@ combine, reads that must change nothing. Each breaks one member of one rule and 
 its schema, so it tests the kit's checks of meaning, not its schema validation; one the rules allow is
 *equivalent*, with the reason, and the kit must pass an Agent so changed.
 
-A mutant is named ``<axis>/<what>/<how>[@<where>]`` (:mod:`.catalog`); ``nylorun-reference-agent --mutant NAME``
-starts the agent with it (``--list-mutants`` lists them), and the kit's ``--a2a-reference-mutant NAME`` starts
-the embedded one so. ``python -m benchmarks.mutation_score`` runs the suites against them and prints the kill
-rate per axis and every survivor with its reason.
+This is the one registry of every deliberate deviation of the reference agent: the hand-written faults (axis
+``fault``, each also named by its own short name), the derived axes', the allowed variations (axis ``allowed``),
+the setups a Runtime comes in (axis ``setup``, :mod:`..setups`) and the source mutants (axis ``source``, made on
+demand). A mutant is named ``<axis>/<what>/<how>[@<where>]`` (:mod:`.catalog`); ``nylorun-reference-agent --mutant
+NAME`` starts the agent with it (``--list-mutants`` lists them), and the kit's ``--a2a-reference-mutant NAME`` starts
+the embedded one so (a setup too: it is the embedded agent's shape). ``python -m nylorun_a2a_kit.fixtures.mutation``
+runs the suites against them, one verdict each, cached.
 
 Importing this package derives nothing: :func:`catalog` does, the first time it is called.
 """
@@ -24,9 +27,20 @@ from typing import Any
 from nylorun_a2a_kit.reference_agent.mutants.catalog import AXES, Mutant
 from nylorun_a2a_kit.reference_agent.seams import Seams
 
-__all__ = ["AXES", "Mutant", "catalog", "check_mutants", "patched", "seams", "use_requirements"]
+__all__ = [
+    "AXES",
+    "Mutant",
+    "catalog",
+    "check_mutants",
+    "named_setups",
+    "patched",
+    "resolve",
+    "seams",
+    "use_requirements",
+]
 SOURCE = "source/"  # the source axis's names: mutants of the agent's own code (.source), made on demand
 FAULT = "fault/"  # the fault axis's: the named faults (..faults), ``fault/<area>/<name>``
+SETUP = "setup/"  # the setup axis's: the shapes of ..setups, ``setup/<name>``
 
 
 _GIVEN: list[Any] = []  # the requirements the caller gave: the agent imports no harness to read them
@@ -52,7 +66,7 @@ def catalog() -> dict[str, Mutant]:
     requirements = _GIVEN[0]
     found: dict[str, Mutant] = {}
     axes = (channels, spellings, several, combined, reads, allowed)
-    for derived in (_faults(), *(axis.derive(requirements) for axis in axes)):
+    for derived in (_faults().values(), *(axis.derive(requirements) for axis in axes), _setups(requirements)):
         for one in derived:
             if one.name in found:
                 raise ValueError(f"mutant {one.name} is derived twice")
@@ -60,15 +74,17 @@ def catalog() -> dict[str, Mutant]:
     return found
 
 
-def _faults() -> Iterable[Mutant]:
+@cache
+def _faults() -> dict[str, Mutant]:
     """The named faults as records of the one registry: ``fault/<area>/<name>``, the area the module of
-    reference_agent/faults/ that declares it."""
+    reference_agent/faults/ that declares it. They need no requirements: a run naming faults alone derives nothing."""
     from nylorun_a2a_kit.reference_agent.faults import FAULTS
 
+    found = {}
     for name, fault in FAULTS.items():
         behaviour = (*fault.variants, *fault.middlewares)[0]
         area = behaviour.__module__.rsplit(".", 1)[1]
-        yield Mutant(
+        found[f"{FAULT}{area}/{name}"] = Mutant(
             f"{FAULT}{area}/{name}",
             "fault",
             fault.description,
@@ -77,6 +93,34 @@ def _faults() -> Iterable[Mutant]:
             variants=tuple(fault.variants),
             middlewares=tuple(fault.middlewares),
         )
+    return found
+
+
+def _setups(requirements: Any) -> Iterable[Mutant]:
+    """The setups as records of the one registry: a correct agent in each must pass every check it reaches."""
+    from nylorun_a2a_kit.reference_agent.setups import SETUPS
+
+    for name, setup in SETUPS.items():
+        if name == "default":
+            continue
+        areas = set(setup.reaches)
+        read = tuple(sorted(r.id for r in requirements.values() if not areas or r.area in areas))
+        allowed = f"a Runtime may come in this shape ({setup.description}); no rule asks for another"
+        yield Mutant(f"{SETUP}{name}", "setup", setup.description, (), allowed, read)
+
+
+def resolve(names: Iterable[str]) -> tuple[str, ...]:
+    """``names`` with each fault's short name (``no-retries``) made its registry name (``fault/push/no-retries``),
+    in order, each once; a name no axis knows raises ValueError."""
+    short = {name.rsplit("/", 1)[1]: name for name in _faults()}
+    resolved = tuple(dict.fromkeys(short.get(name, name) for name in names))
+    check_mutants(resolved)
+    return resolved
+
+
+def named_setups(names: Iterable[str]) -> tuple[str, ...]:
+    """The setups among ``names``, without their axis: ``setup/case-twins`` → ``case-twins``."""
+    return tuple(name.removeprefix(SETUP) for name in names if name.startswith(SETUP))
 
 
 def check_mutants(names: Iterable[str]) -> None:
@@ -86,22 +130,27 @@ def check_mutants(names: Iterable[str]) -> None:
         from nylorun_a2a_kit.reference_agent.mutants import source
 
         source.check(of_source)
-    rest = names - of_source
+    rest = names - of_source - set(_faults())
+    of_setup = {name for name in rest if name.startswith(SETUP)}
+    if of_setup:
+        from nylorun_a2a_kit.reference_agent.setups import SETUPS
+
+        rest -= {name for name in of_setup if name.removeprefix(SETUP) in SETUPS and name != f"{SETUP}default"}
     unknown = sorted(rest - set(catalog())) if rest else []
     if unknown:
         raise ValueError(f"unknown mutant {', '.join(unknown)} (nylorun-reference-agent --list-mutants lists them)")
 
 
 def seams(names: Iterable[str]) -> Seams:
-    """The seams of an agent started with the mutants ``names``: their variants and middlewares in place."""
-    names = list(names)
-    check_mutants(names)
+    """The seams of an agent started with the mutants ``names``: their variants and middlewares in place. A setup
+    has none (it is the agent's configuration), a source mutant neither (its function's code is swapped: patched)."""
+    names = resolve(names)
     variants: dict[type, list[type]] = {}
     middlewares = []
     for name in names:
-        if name.startswith(SOURCE):
-            continue  # no seam: its function's code is swapped (patched)
-        one = catalog()[name]
+        if name.startswith((SOURCE, SETUP)):
+            continue
+        one = _faults().get(name) or catalog()[name]
         for variant in one.variants:
             variants.setdefault(variant.__bases__[0], []).append(variant)
         middlewares += one.middlewares

@@ -32,6 +32,8 @@ AXES = {
     "allowed": "what a correct Runtime may show, each with the rule that allows it: late answers and deliveries "
     "across a real network, a delivery again after its 2xx, fewer tasks per page, what HTTP stacks and proxies do "
     "to an answer (every one of these is allowed: the kit must pass them)",
+    "setup": "the shapes a Runtime comes in (reference_agent/setups.py): one Agent, twin ids, a restart on a kept "
+    "database, an older database, push off, … (each is allowed: the kit must pass the reference agent in every one)",
     "source": "the reference agent's own code, one place at a time: mutmut's operators on its Python, the kit's on "
     "its SQL (no requirement names what they break: every check judges them)",
 }

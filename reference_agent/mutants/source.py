@@ -74,7 +74,7 @@ REPLACED_FAULTS = {
     "source/push.PushConfigs.get/sql-where-dropped-6": ("get-after-delete-found", ("PUSH-01",)),
 }
 # What runs before the agent's source mutants are in place (it puts them there), and what only a test setup runs
-# (the restarts of fixtures/target/setups.py: no Runtime ships them): not mutated.
+# (the restarts of reference_agent/setups.py: no Runtime ships them): not mutated.
 STARTS_THE_AGENT = {"app": ("start_site", "serve_in_thread", "RunningAgent.", "restarting")}
 
 
