@@ -12,9 +12,10 @@ black-box client (why), or *unclassified* (a gap in the checks, until a check of
 
 With ``--axis`` (a derived axis: channel, spelling, several, combined, read, allowed):
 
-Each mutant (``reference_agent/mutants/``, a seeded sample of each axis where the axis is large) is run as its own
-embedded reference agent, ``pytest --a2a-reference-mutant=NAME``, fail-fast, by the runs room (``runs.run``: lean,
-forked warm from a process that has loaded the suites once; the score is the runs' verdicts, not their time):
+Each mutant (``reference_agent/mutants/``, a seeded sample of each axis where the axis is large) is judged by the
+kit's mutation engine (``fixtures/mutation``, as ``nylorun-a2a-mutants run`` judges it): its own embedded reference
+agent, ``pytest --a2a-reference-mutant=NAME``, fail-fast, forked warm from a process that has loaded the suites once,
+its verdict cached in ``.mutation-cache/`` by the mutant and the code (the score is the verdicts, not their time):
 
 - a mutant that breaks requirements: first the checks of those requirements (strict SHOULD: a SHOULD not met
   kills too); one they let live, then the whole suites (``-n auto``), which name any other check that kills it.
@@ -37,69 +38,26 @@ import argparse
 import json
 import random
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks import common, source_score
-from nylorun_a2a_kit.fixtures import runs
-from nylorun_a2a_kit.fixtures.requirements import check_ids
-from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
-from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant, catalog, use_requirements
+from nylorun_a2a_kit.fixtures import mutation
+from nylorun_a2a_kit.fixtures.mutation import Verdict
+from nylorun_a2a_kit.reference_agent.mutants import AXES, Mutant
 
 GOAL = 0.95
 SOURCE_GOAL = 0.90
 RUN_TIMEOUT_S = 1200
 
 
-@dataclass
-class Verdict:
-    name: str
-    axis: str
-    equivalent: bool
-    outcome: str  # killed | killed by another check | survived | passed (an equivalent) | WRONG (an equivalent failed)
-    by: list[str] = field(default_factory=list)  # the checks that failed it
-    seconds: float = 0.0
-    runs: list[str] = field(default_factory=list)  # how it was run: targeted, full
-
-
-def run(mutant: Mutant, requirements: tuple[str, ...], *, full: bool, workdir: Path) -> tuple[int, list[str], str]:
-    """One run of the suites against ``mutant`` (only ``requirements``' checks unless ``full``): its exit code, the
-    checks that failed, and the end of its output."""
-    args = ["-x", "-p", "no:randomly", f"--a2a-reference-mutant={mutant.name}", "--a2a-strict-should=yes"]
-    args += ["--a2a-property-profile=quick", *mutant.run_with]
-    args += ["-n", "auto"] if full else [f"--a2a-req={','.join(requirements)}", "--a2a-enforce-claim=no"]
-    where = Path(tempfile.mkdtemp(prefix="mutant-", dir=workdir))  # a folder a run of its own: runs go on at once
-    done = runs.run(args, where, cwd=common.REPO, timeout_s=RUN_TIMEOUT_S, lean=True, priority=2 if full else 1)
-    failed = [*done.with_outcome("failed"), *done.with_outcome("error")]
-    return done.returncode, sorted(map(check_ids.canonical, failed)), done.output[-1500:]
-
-
-def judge(mutant: Mutant, workdir: Path, equivalents_full: bool) -> Verdict:
-    started = time.perf_counter()
-    verdict = Verdict(mutant.name, mutant.axis, bool(mutant.equivalent), "survived")
-    if mutant.equivalent:
-        verdict.outcome = "passed"
-        for full in (False, True) if equivalents_full else (False,):
-            code, failed, _ = run(mutant, mutant.read, full=full, workdir=workdir)
-            verdict.runs.append("full" if full else "targeted")
-            if failed or code not in (0, 5):
-                verdict.outcome, verdict.by = "WRONG", failed or [f"pytest exit {code}"]
-                break
-    else:
-        code, failed, _ = run(mutant, mutant.breaks, full=False, workdir=workdir)
-        verdict.runs.append("targeted")
-        if failed:
-            verdict.outcome, verdict.by = "killed", failed
-        else:
-            code, failed, _ = run(mutant, (), full=True, workdir=workdir)
-            verdict.runs.append("full")
-            if failed:
-                verdict.outcome, verdict.by = "killed by another check", failed
-    verdict.seconds = time.perf_counter() - started
-    return verdict
+def judge(mutant: Mutant, workdir: Path, store: mutation.Cache, equivalents_full: bool) -> Verdict:
+    """The engine's verdict: a breaking mutant's own checks, then the whole suites when they let it live; an
+    equivalent one's checks of the rules read (and with ``equivalents_full`` the whole suites)."""
+    full = equivalents_full if mutant.equivalent else True
+    return mutation.judge(mutation.deviation(mutant), common.REPO, workdir, store, full=full, timeout_s=RUN_TIMEOUT_S)
 
 
 def sampled(mutants: dict[str, Mutant], axes: list[str], size: int, seed: int) -> list[Mutant]:
@@ -141,16 +99,16 @@ def main(argv: list[str] | None = None) -> int:
         args.axis = ["source"]
     if args.axis == ["source"]:
         return source_score.main(args)
-    use_requirements(load_requirements())
-    mutants = catalog()
-    # The allowed axis has nothing to kill: its variations are proven passed, alone and in pairs, by the kit's own
-    # tests (tests/test_variations.py); the quick score leaves them to those.
-    axes = [a for a in args.axis or AXES if a != "source" and not (args.quick and a == "allowed")]
+    mutants = mutation.registry()
+    # The allowed and setup axes have nothing to kill: their variations and setups are proven passed by the kit's own
+    # tests (tests/test_variations.py, tests/test_setups.py); the quick score leaves them to those.
+    axes = [a for a in args.axis or AXES if a != "source" and not (args.quick and a in ("allowed", "setup"))]
     chosen = sampled(mutants, axes, args.sample, args.seed)
     print(f"{len(mutants)} mutants derived; {len(chosen)} run ({', '.join(axes)}), {args.jobs} at once", flush=True)
     started = time.perf_counter()
+    store = mutation.Cache(mutation.default_cache_dir() / "verdicts.sqlite3")
     with common.workdir("mutation-score-") as workdir, ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        verdicts = list(pool.map(lambda m: _reported(judge(m, workdir, args.equivalents_full)), chosen))
+        verdicts = list(pool.map(lambda m: _reported(judge(m, workdir, store, args.equivalents_full)), chosen))
     wall = time.perf_counter() - started
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(v) for v in verdicts], indent=2) + "\n", encoding="utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nylorun_a2a_kit.fixtures import runs
+from nylorun_a2a_kit.fixtures import mutation, runs
 from nylorun_a2a_kit.fixtures.runs.outcomes import SHOULD_NOT_MET, Outcomes
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,6 +24,7 @@ __all__ = [
     "SUITES",
     "Verdicts",
     "clean_run",
+    "engine_cache",
     "made_once",
     "read_outcomes",
     "run_once",
@@ -53,6 +54,12 @@ def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     where = base / name
     where.mkdir(parents=True, exist_ok=True)
     return where
+
+
+def engine_cache(tmp_path_factory: pytest.TempPathFactory) -> mutation.Cache:
+    """The mutation engine's cache for this test session: a verdict asked for by several of its processes is made
+    once. It never outlives the session: the kit's tests prove the code as it is."""
+    return mutation.Cache(shared_dir(tmp_path_factory, "deviations") / "verdicts.sqlite3")
 
 
 def made_once(shared: Path, name: str, make: Callable[[Path], None]) -> Path:

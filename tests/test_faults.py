@@ -1,10 +1,10 @@
 """Every check can fail: the suites pass against the clean reference agent and fail under each fault.
 
-Each fault's run is a warm run (forked by the session's run server) against an embedded reference agent
-started with that fault. The session asks for every run at once when it first needs them, the clean run (the
-longest) first, and the server runs them as the cores allow; the checks below then read their outcomes. Under
-xdist every worker's session wants every run, so the runs are shared: each one is made once for the session
-(:func:`runs.once`) and read by the others.
+Each fault is judged by the mutation engine (``fixtures/mutation``), as every deliberate deviation is: a warm run
+against an embedded reference agent started with it, every check of the requirements it names (none left out by
+-x: each must be shown failing). The session asks for every verdict at once when it first needs them, and the warm
+server runs them as the cores allow, the longest first; the checks below then read them. Under xdist every worker's
+session wants every verdict, so the engine's cache is the session's: each is made once and read by the others.
 """
 
 from __future__ import annotations
@@ -17,80 +17,63 @@ from dataclasses import replace
 
 import pytest
 
+from nylorun_a2a_kit.fixtures import mutation
 from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
-from nylorun_a2a_kit.reference_agent.mutants import source
 from nylorun_a2a_kit.reference_agent.mutants.source import REPLACED_FAULTS
-from tests.suite_runs import REPO, Verdicts, clean_run, run_once, run_suites, shared_dir
+from tests.suite_runs import REPO, Verdicts, clean_run, engine_cache, run_suites
 
 pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
 
 # The faults, and the source mutants that replaced hand-written faults (each must be caught as its fault was).
-CAUGHT = {name: (fault.breaks, fault.description, fault.run_with) for name, fault in FAULTS.items()}
-CAUGHT |= {
-    name: (breaks, f"the fault {fault} as a source mutant", ()) for name, (fault, breaks) in REPLACED_FAULTS.items()
-}
-CLEAN = "(clean)"
-PUSH_OFF = "(push-off)"
+CAUGHT = {name: (fault.breaks, fault.description) for name, fault in FAULTS.items()}
+CAUGHT |= {name: (breaks, f"the fault {fault} as a source mutant") for name, (fault, breaks) in REPLACED_FAULTS.items()}
 
 
-@pytest.fixture(scope="session")
-def fault_runs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Future[Verdicts]]:
-    wanted = {CLEAN, PUSH_OFF}
-    for item in request.session.items:
-        if item.module.__name__ == __name__:
-            callspec = getattr(item, "callspec", None)
-            wanted |= {callspec.params["fault"]} if callspec else set(CAUGHT)
-    root = shared_dir(tmp_path_factory, "fault-runs")
-
-    def run(fault: str) -> Verdicts:
-        where = root / (_key(fault) or "clean")
-        if fault == PUSH_OFF:
-            return run_suites(where, "--a2a-reference-push=off", "--a2a-req=PUSH-03,PUSH-04", lean=True)
-        # Under a fault every broken requirement must fail, SHOULD-level ones included.
-        args = (
-            f"--a2a-reference-mutant={fault}",
-            f"--a2a-req={','.join(CAUGHT[fault][0])}",
-            "--a2a-strict-should=yes",
-            "--a2a-property-profile=quick",  # pass or fail is the verdict here; shrinking adds minutes
-            *CAUGHT[fault][2],
-        )
-        return run_suites(where, *args, lean=True, priority=COSTS.get(fault, 1))
-
-    # A thread per run only waits (on the server, or on the process of the session that makes the run): the
-    # server sees every run at once and orders them.
-    pool = ThreadPoolExecutor(max_workers=len(wanted))
-    runs = {
-        fault: pool.submit(run_once, root, _key(fault), lambda fault=fault: run(fault))
-        for fault in _in_worker_order(sorted(wanted - {CLEAN}))
-    }
-    runs[CLEAN] = pool.submit(clean_run, tmp_path_factory)
-    yield runs
-    pool.shutdown(wait=True, cancel_futures=True)
-    if os.environ.get("NYLORUN_UPDATE_RUN_COSTS") == "1" and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
-        took = {f: round(r.result().seconds) for f, r in runs.items() if r.done() and not r.exception()}
-        document = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
-        document["faults"] = {f: s for f, s in sorted(took.items()) if s >= 3}
-        COSTS_FILE.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+def _judged(name: str, store: mutation.Cache, where) -> mutation.Verdict:
+    """A fault's verdict: every check of every requirement it breaks, SHOULD-level ones included, run whole."""
+    changed = mutation.deviation(name, breaks=CAUGHT[name][0])
+    return mutation.judge(changed, REPO, where, store, whole=True, priority=COSTS.get(name, 1))
 
 
-# How long each of the longer runs took (tests/run_costs.json): the server starts the longest first, so that
+# How long each of the longer fault runs took (tests/run_costs.json): the server starts the longest first, so that
 # none of them is left to run alone at the end.
 COSTS_FILE = REPO / "tests" / "run_costs.json"
 COSTS: dict[str, float] = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["faults"]
 
 
-def _key(name: str) -> str:
-    """A run's folder and file name: a fault's own, a source mutant's with its slashes made dashes."""
-    return name.strip("()").replace("/", "--")
+@pytest.fixture(scope="session")
+def clean(tmp_path_factory) -> Verdicts:
+    return clean_run(tmp_path_factory)
 
 
-def _in_worker_order(runs: list[str]) -> list[str]:
-    """The runs, rotated by the xdist worker's index, so that workers ask for different runs first."""
+@pytest.fixture(scope="session")
+def fault_verdicts(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Future[mutation.Verdict]]:
+    wanted: set[str] = set()
+    for item in request.session.items:
+        if item.module.__name__ == __name__ and "fault_verdicts" in item.fixturenames:
+            callspec = getattr(item, "callspec", None)
+            wanted |= {callspec.params["fault"]} if callspec else set(CAUGHT)
+    store, where = engine_cache(tmp_path_factory), tmp_path_factory.mktemp("fault-runs")
+    # A thread per verdict only waits (on the server, or on the process of the session that makes it): the server
+    # sees every run at once and starts the longest first.
+    pool = ThreadPoolExecutor(max_workers=max(1, len(wanted)))
+    verdicts = {name: pool.submit(_judged, name, store, where) for name in _in_worker_order(sorted(wanted))}
+    yield verdicts
+    pool.shutdown(wait=True, cancel_futures=True)
+    if os.environ.get("NYLORUN_UPDATE_RUN_COSTS") == "1" and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        took = {f: round(v.result().seconds) for f, v in verdicts.items() if v.done() and not v.exception()}
+        document = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
+        document["faults"] = {f: s for f, s in sorted(took.items()) if s >= 3}
+        COSTS_FILE.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+def _in_worker_order(names: list[str]) -> list[str]:
+    """The names, rotated by the xdist worker's index, so that workers ask for different verdicts first."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    shift = len(runs) * (int(worker) if worker.isdigit() else 0) // max(1, count)
-    return runs[shift:] + runs[:shift]
+    shift = len(names) * (int(worker) if worker.isdigit() else 0) // max(1, count)
+    return names[shift:] + names[:shift]
 
 
 # With push on, the checks of an Agent without push do not apply; they run in the push-off run below. The
@@ -103,8 +86,8 @@ CLEAN_SKIPS = (
 )
 
 
-def test_clean_reference_agent_passes_everything(fault_runs):
-    verdicts = fault_runs[CLEAN].result()
+def test_clean_reference_agent_passes_everything(clean):
+    verdicts = clean
     assert verdicts.returncode == 0, verdicts.output[-5000:]
     assert verdicts.outcomes, "no checks ran"
     unexpected = [t for t in verdicts.with_outcome("skipped") if not verdicts.messages[t].startswith(CLEAN_SKIPS)]
@@ -114,11 +97,11 @@ def test_clean_reference_agent_passes_everything(fault_runs):
     )
 
 
-def test_the_oracle_judges_every_answer_of_a_clean_run(fault_runs):
+def test_the_oracle_judges_every_answer_of_a_clean_run(clean):
     """Every JSON-RPC answer the clean run read (each event of a stream too), every push delivery and every feed page
     went through the oracle, every answer was judged, and it found nothing wrong with the reference agent; and the
     run sent every form of every request member the schemas have (oracle.inputs), but those left out with a reason."""
-    read = fault_runs[CLEAN].result().published_summary().get("oracle")
+    read = clean.published_summary().get("oracle")
     assert read, "the clean run's summary says nothing of the oracle"
     assert read["answers"] == read["judged"] and read["disagreements"] == 0, read
     assert read["answers"] >= read["requests"] * 0.9 and read["pushed"] and read["feed_pages"], read
@@ -150,10 +133,10 @@ def test_an_agent_refusing_chosen_context_ids_fails_that_rule_alone(tmp_path):
     assert not verdicts.with_outcome("error"), verdicts.with_outcome("error")
 
 
-def test_the_reference_agents_published_verdicts_are_its_own(fault_runs):
+def test_the_reference_agents_published_verdicts_are_its_own(clean):
     """peers/expected/reference.json (the compatibility table's first column) is the clean run's verdicts;
     NYLORUN_UPDATE_PEER_VERDICTS=1 writes them."""
-    verdicts = fault_runs[CLEAN].result()
+    verdicts = clean
     path = REPO / "peers" / "expected" / "reference.json"
     got = verdicts.published()
     if os.environ.get("NYLORUN_UPDATE_PEER_VERDICTS") == "1":
@@ -168,36 +151,35 @@ def test_the_reference_agents_published_verdicts_are_its_own(fault_runs):
     assert json.loads(path.read_text(encoding="utf-8"))["verdicts"] == got, "regenerate: NYLORUN_UPDATE_PEER_VERDICTS=1"
 
 
-def test_reference_agent_without_push_passes_its_checks(fault_runs):
-    verdicts = fault_runs[PUSH_OFF].result()
-    assert verdicts.returncode == 0, verdicts.output[-5000:]
-    push_off = [t for t, ids in verdicts.requirements.items() if "PUSH-03" in ids]
-    assert push_off and all(verdicts.outcomes[t] == "passed" for t in push_off), verdicts.summary()
+def test_reference_agent_without_push_passes_its_checks(tmp_path):
+    """The agent without push (the setup push-off) passes the checks of an Agent without push, none skipped."""
+    verdict = mutation.judge(mutation.deviation("setup/push-off", read=("PUSH-03", "PUSH-04")), REPO, tmp_path)
+    assert verdict.outcome == "passed" and verdict.checks and not verdict.skipped, verdict.summary()
 
 
 @pytest.mark.parametrize("fault", sorted(CAUGHT))
-def test_fault_is_caught_by_its_requirements(fault_runs, fault: str):
-    verdicts = fault_runs[fault].result()
-    summary = f"{verdicts.summary()}\n{verdicts.output[-3000:]}"
-    assert verdicts.returncode == 1, f"the run must fail under fault {fault}: {summary}"
-    missed = [r for r in CAUGHT[fault][0] if r not in verdicts.failed_requirements()]
-    assert not missed, f"fault {fault} ({CAUGHT[fault][1]}) is not caught by {missed}: {summary}"
-    assert not verdicts.with_outcome("error"), f"checks errored instead of failing: {verdicts.with_outcome('error')}"
+def test_fault_is_caught_by_its_requirements(fault_verdicts, fault: str):
+    verdict = fault_verdicts[fault].result()
+    summary = f"{verdict.summary()}\n{verdict.output}"
+    assert verdict.killed and verdict.returncode == 1, f"the run must fail under fault {fault}: {summary}"
+    assert not verdict.missed, f"fault {fault} ({CAUGHT[fault][1]}) is not caught by {verdict.missed}: {summary}"
+    assert not verdict.errors, f"checks errored instead of failing: {verdict.errors}"
 
 
-def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
+def test_every_check_fails_under_some_fault(fault_verdicts, clean, tmp_path_factory):
     """Not only every requirement: every single check is shown failing by at least one fault, or by one of the
     mutants derived for its requirement (run here only for the checks no fault fails, until each has failed)."""
-    clean = fault_runs[CLEAN].result()
     checks = set(clean.outcomes)
-    failing = {test for fault in CAUGHT for test in fault_runs[fault].result().with_outcome("failed")}
+    failing = {test for name in CAUGHT for test in fault_verdicts[name].result().by}
     assert checks, "no checks ran"
     unfailed = checks - failing
-    pending = _firsts_of_each_kind_first(m for m in mutants.catalog().values() if m.breaks)
+    pending = [mutation.deviation(one) for one in _firsts_of_each_kind_first(mutation.registry().values())]
+    pending = [one for one in pending if one.breaks and not one.names[0].startswith("fault/")]
     pending += [
-        replace(source.catalog()[name], breaks=breaks, run_with=SOURCE_KILLERS_RUN_WITH.get(name, ()))
+        replace(mutation.deviation(name, breaks=breaks), run_with=SOURCE_KILLERS_RUN_WITH.get(name, ()))
         for name, breaks in SOURCE_KILLERS.items()
     ]
+    store, where = engine_cache(tmp_path_factory), tmp_path_factory.mktemp("mutant-runs")
     with ThreadPoolExecutor(max_workers=MUTANTS_AT_ONCE) as pool:
         while unfailed and pending:
             batch = []
@@ -205,8 +187,9 @@ def test_every_check_fails_under_some_fault(fault_runs, tmp_path):
                 one = pending.pop(0)
                 if any(set(clean.requirements.get(t, [])) & set(one.breaks) for t in unfailed):
                     batch.append(one)
-            for verdicts in pool.map(lambda one: _mutant_run(tmp_path, one), batch):
-                unfailed -= set(verdicts.with_outcome("failed"))
+            judged = pool.map(lambda one: mutation.judge(one, REPO, where, store, whole=True), batch)
+            for verdict in judged:
+                unfailed -= set(verdict.by)
     assert not sorted(unfailed), f"checks that no fault or mutant makes fail: {sorted(unfailed)}"
 
 
@@ -244,8 +227,8 @@ SOURCE_KILLERS = {
     "source/store.Store.session_turns/sql-equality-prefix-2": ("FEED-06",),  # ... of one it begins
     "source/store.Store.changed_after/sql-order-reversed-2": ("FEED-02", "FEED-04", "FEED-05"),  # a feed past a page
 }
-# What a source killer's run needs besides its mutant: the agent serving streams (its card says streaming: true),
-# the kit's preferred reading where the rules leave a point open.
+# What a source killer is run together with: the agent serving streams (its card says streaming: true), the kit's
+# preferred reading where the rules leave a point open (a fault that asks for it).
 SOURCE_KILLERS_RUN_WITH = {
     "source/status.artifact_event/name-1": ("--a2a-reference-mutant=card-streaming",),
     "source/rpc.Dispatcher._dispatch/arg-removal-36": ("--a2a-strict-spec=yes",),
@@ -267,13 +250,6 @@ def _firsts_of_each_kind_first(derived) -> list:
     return [one for _, one in sorted(ranked, key=lambda pair: pair[0])]
 
 
-def _mutant_run(tmp_path, one) -> Verdicts:
-    where = tmp_path / one.name.replace("/", "_").replace("@", "-")
-    where.mkdir(parents=True, exist_ok=True)
-    arguments = [f"--a2a-reference-mutant={one.name}", f"--a2a-req={','.join(one.breaks)}", "--a2a-strict-should=yes"]
-    return run_suites(where, *arguments, "--a2a-property-profile=quick", *one.run_with, lean=True)
-
-
 # Faults whose behaviour is a right reading where A2A leaves the point open: they fail only under the option
 # that asks the kit's preferred reading (their run_with), and pass without it.
 LENIENT = [name for name, fault in sorted(FAULTS.items()) if "--a2a-strict-spec=yes" in fault.run_with]
@@ -281,15 +257,14 @@ LENIENT = [name for name, fault in sorted(FAULTS.items()) if "--a2a-strict-spec=
 
 @pytest.mark.parametrize("fault", LENIENT)
 def test_a_reading_a2a_leaves_open_passes_without_the_strict_option(tmp_path, fault: str):
-    args = [arg for arg in FAULTS[fault].run_with if arg != "--a2a-strict-spec=yes"]
-    verdicts = run_suites(
-        tmp_path,
-        f"--a2a-reference-mutant={fault}",
-        f"--a2a-req={','.join(FAULTS[fault].breaks)}",
-        "--a2a-strict-should=yes",
-        "--a2a-property-profile=quick",
-        *args,
-        lean=True,
+    """Without the strict option, the fault is an allowed variation: every check of what it breaks passes it."""
+    record = mutants.resolve([fault])[0]
+    lenient = replace(
+        mutation.registry()[record],
+        breaks=(),
+        equivalent="a reading A2A leaves open",
+        read=FAULTS[fault].breaks,
+        run_with=tuple(arg for arg in FAULTS[fault].run_with if arg != "--a2a-strict-spec=yes"),
     )
-    assert verdicts.returncode == 0 and verdicts.outcomes, verdicts.summary()
-    assert set(verdicts.outcomes.values()) <= {"passed", "skipped"}, verdicts.summary()
+    verdict = mutation.judge(mutation.deviation(lenient), REPO, tmp_path)
+    assert verdict.outcome == "passed" and verdict.checks, verdict.summary()

@@ -8,11 +8,11 @@ from dataclasses import fields
 
 import pytest
 
+from nylorun_a2a_kit.fixtures import mutation
 from nylorun_a2a_kit.fixtures.mutation.engine import SETUP_RUNS
-from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
 from nylorun_a2a_kit.reference_agent import setups
 from nylorun_a2a_kit.reference_agent.mutants import check_mutants, source
-from tests.suite_runs import run_suites
+from tests.suite_runs import REPO
 
 # Each setup, a mutant of the reference agent that only it shows, and the requirements whose checks show it: they
 # let the mutant live in the default setup and fail it in this one (or the kit refuses the target, exit 4).
@@ -28,11 +28,6 @@ SHOWN_ONLY_IN = {
     "hidden-scenarios": ("source/card.agent_card/assignment-3", ("CARD-01",)),  # a card without skills
     "older-database": ("source/push.PushConfigs.__init__/keywords-1", ("PUSH-01",)),  # push tables not carried over
 }
-
-
-def _reached(setup: setups.Setup) -> list[str]:
-    areas = set(setup.reaches)
-    return sorted(r.id for r in load_requirements().values() if not areas or r.area in areas)
 
 
 def test_every_setup_says_what_it_changes_and_shows_a_bug_of_its_own():
@@ -79,39 +74,20 @@ CLEAN_RUNS = sorted(",".join(combo) for combo in SETUP_RUNS if combo != ("defaul
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CLEAN_RUNS)
 def test_the_reference_agent_passes_every_check_in_each_setup(tmp_path, name: str):
-    setup = setups.combined(tuple(name.split(",")))
-    verdicts = run_suites(
-        tmp_path,
-        f"--a2a-reference-mutant={','.join(f'setup/{one}' for one in name.split(','))}",
-        f"--a2a-req={','.join(_reached(setup))}",
-        "--a2a-strict-should=yes",
-        "--a2a-property-profile=quick",
-        "-n",
-        "auto",  # as users run it: each worker's embedded agent is a Runtime in this setup
-        lean=True,
-        timeout_s=1200,
-    )
-    failed = verdicts.with_outcome("failed") + verdicts.with_outcome("error")
-    assert not failed, f"wrong verdicts in the setup {name}: {failed}\n{verdicts.summary()}"
-    assert verdicts.returncode == 0 and verdicts.with_outcome("passed"), verdicts.summary()
+    """The engine's verdict on the setups together: every check they reach passes, at -n auto, as users run it (each
+    worker's embedded agent a Runtime in this setup)."""
+    together = mutation.deviation(*(f"setup/{one}" for one in name.split(",")))
+    verdict = mutation.judge(together, REPO, tmp_path, options=("-n", "auto"), timeout_s=1200)
+    assert verdict.outcome == "passed" and verdict.checks > verdict.skipped, f"wrong verdicts: {verdict.summary()}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHOWN_ONLY_IN))
 def test_each_setup_shows_a_bug_the_default_lets_pass(tmp_path, name: str):
     mutant, shown_by = SHOWN_ONLY_IN[name]
-    common = (
-        f"--a2a-reference-mutant={mutant}",
-        f"--a2a-req={','.join(shown_by)}",
-        "--a2a-strict-should=yes",
-        "--a2a-property-profile=quick",
-    )
-    default = run_suites(tmp_path / "default", *common, lean=True)
-    # It lives there: its checks pass, or cannot see it there and say so (not applicable, not checked).
-    assert default.returncode == 0 and default.outcomes, (
-        f"{mutant} was to live in the default setup: {default.summary()}"
-    )
-    shown = run_suites(tmp_path / name, *common, f"--a2a-reference-mutant=setup/{name}", lean=True)
-    # Killed as the mutation engine kills: a check failed, or the kit refused the target it could not check (exit 4).
-    killed = shown.with_outcome("failed") or shown.with_outcome("error") or shown.returncode == 4
-    assert killed, f"{mutant} lives in the setup {name}: {shown.summary()}"
+    # It lives in the default setup: its checks pass, or cannot see it there and say so (not applicable, not checked).
+    default = mutation.judge(mutation.deviation(mutant, breaks=shown_by), REPO, tmp_path / "default")
+    assert default.outcome == "survived" and default.checks, f"{mutant} was to live in the default setup: {default}"
+    # Killed as the engine kills: a check failed, or the kit refused the target it could not check (exit 4).
+    shown = mutation.judge(mutation.deviation(mutant, f"setup/{name}", breaks=shown_by), REPO, tmp_path / name)
+    assert shown.killed, f"{mutant} lives in the setup {name}: {shown.summary()}"
