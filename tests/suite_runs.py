@@ -4,6 +4,8 @@ runs are forked warm by the session's server, tests/conftest.py), and shared by 
 from __future__ import annotations
 
 import fcntl
+import functools
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -30,6 +32,7 @@ __all__ = [
     "run_once",
     "run_suites",
     "shared_dir",
+    "this_tests_cost",
 ]
 
 
@@ -40,10 +43,24 @@ def run_suites(
     timeout_s: float = 600,
     lean: bool = False,
     cold: bool = False,
-    priority: float = 0,
+    priority: float | None = None,
 ) -> Outcomes:
-    """The suites run with ``args`` from the repository, writing into ``where`` (see :func:`runs.run`)."""
+    """The suites run with ``args`` from the repository, writing into ``where`` (see :func:`runs.run`); among runs
+    waiting for the cores, the longest test's start first (``priority``: by default the asking test's cost)."""
+    priority = this_tests_cost() if priority is None else priority
     return runs.run(args, where, cwd=REPO, env=env, timeout_s=timeout_s, lean=lean, cold=cold, priority=priority)
+
+
+def this_tests_cost() -> float:
+    """How long the running test took last time (tests/run_costs.json), 1 s if it is not listed: the priority of the
+    runs it asks for, so that the runs of the longest tests start first."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    return float(_costs().get(test, 1))
+
+
+@functools.cache
+def _costs() -> dict[str, float]:
+    return json.loads((REPO / "tests" / "run_costs.json").read_text(encoding="utf-8"))["tests"]
 
 
 def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:

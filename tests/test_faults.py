@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
 import pytest
 
 from nylorun_a2a_kit.fixtures import mutation
+from nylorun_a2a_kit.fixtures.requirements import check_ids
 from nylorun_a2a_kit.reference_agent import mutants
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from nylorun_a2a_kit.reference_agent.mutants.source import REPLACED_FAULTS
@@ -40,6 +41,8 @@ def _judged(name: str, store: mutation.Cache, where) -> mutation.Verdict:
 # none of them is left to run alone at the end.
 COSTS_FILE = REPO / "tests" / "run_costs.json"
 COSTS: dict[str, float] = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["faults"]
+# The deviation that failed each check no fault fails, in the run that wrote them: judged first.
+KILLERS: dict[str, str] = json.loads(COSTS_FILE.read_text(encoding="utf-8")).get("killers", {})
 
 
 @pytest.fixture(scope="session")
@@ -168,28 +171,43 @@ def test_fault_is_caught_by_its_requirements(fault_verdicts, fault: str):
 
 def test_every_check_fails_under_some_fault(fault_verdicts, clean, tmp_path_factory):
     """Not only every requirement: every single check is shown failing by at least one fault, or by one of the
-    mutants derived for its requirement (run here only for the checks no fault fails, until each has failed)."""
-    checks = set(clean.outcomes)
+    mutants derived for its requirement (run here only for the checks no fault fails, until each has failed). The
+    mutants that failed a check last time are judged first (``killers`` in tests/run_costs.json, an order only:
+    each check is shown failing by a run of this session)."""
+    requirements = {check_ids.canonical(test): ids for test, ids in clean.requirements.items()}
     failing = {test for name in CAUGHT for test in fault_verdicts[name].result().by}
-    assert checks, "no checks ran"
-    unfailed = checks - failing
+    assert requirements, "no checks ran"
+    unfailed = set(requirements) - failing
     pending = [mutation.deviation(one) for one in _firsts_of_each_kind_first(mutation.registry().values())]
     pending = [one for one in pending if one.breaks and not one.names[0].startswith("fault/")]
     pending += [
         replace(mutation.deviation(name, breaks=breaks), run_with=SOURCE_KILLERS_RUN_WITH.get(name, ()))
         for name, breaks in SOURCE_KILLERS.items()
     ]
+    known = {KILLERS[check] for check in unfailed if check in KILLERS}
+    pending.sort(key=lambda one: one.name not in known)  # stable: the rest keep their order
     store, where = engine_cache(tmp_path_factory), tmp_path_factory.mktemp("mutant-runs")
+    killers: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=MUTANTS_AT_ONCE) as pool:
-        while unfailed and pending:
-            batch = []
-            while pending and len(batch) < MUTANTS_AT_ONCE:
+        running: set[Future[mutation.Verdict]] = set()
+        while unfailed and (pending or running):
+            # As one ends, the next that can still fail an unfailed check starts: no run waits on a batch's slowest.
+            while pending and len(running) < MUTANTS_AT_ONCE:
                 one = pending.pop(0)
-                if any(set(clean.requirements.get(t, [])) & set(one.breaks) for t in unfailed):
-                    batch.append(one)
-            judged = pool.map(lambda one: mutation.judge(one, REPO, where, store, whole=True), batch)
-            for verdict in judged:
+                if any(set(requirements.get(t, [])) & set(one.breaks) for t in unfailed):
+                    running.add(pool.submit(mutation.judge, one, REPO, where, store, whole=True))
+            if not running:
+                break
+            ended, running = wait(running, return_when=FIRST_COMPLETED)
+            for verdict in (future.result() for future in ended):
+                killers |= {check: verdict.name for check in sorted(unfailed & set(verdict.by))}
                 unfailed -= set(verdict.by)
+        for future in running:
+            future.cancel()
+    if os.environ.get("NYLORUN_UPDATE_RUN_COSTS") == "1":
+        document = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
+        document["killers"] = dict(sorted(killers.items()))
+        COSTS_FILE.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     assert not sorted(unfailed), f"checks that no fault or mutant makes fail: {sorted(unfailed)}"
 
 

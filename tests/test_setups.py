@@ -12,7 +12,7 @@ from nylorun_a2a_kit.fixtures import mutation
 from nylorun_a2a_kit.fixtures.mutation.engine import SETUP_RUNS
 from nylorun_a2a_kit.reference_agent import setups
 from nylorun_a2a_kit.reference_agent.mutants import check_mutants, source
-from tests.suite_runs import REPO
+from tests.suite_runs import REPO, this_tests_cost
 
 # Each setup, a mutant of the reference agent that only it shows, and the requirements whose checks show it: they
 # let the mutant live in the default setup and fail it in this one (or the kit refuses the target, exit 4).
@@ -77,7 +77,9 @@ def test_the_reference_agent_passes_every_check_in_each_setup(tmp_path, name: st
     """The engine's verdict on the setups together: every check they reach passes, at -n auto, as users run it (each
     worker's embedded agent a Runtime in this setup)."""
     together = mutation.deviation(*(f"setup/{one}" for one in name.split(",")))
-    verdict = mutation.judge(together, REPO, tmp_path, options=("-n", "auto"), timeout_s=1200)
+    verdict = mutation.judge(
+        together, REPO, tmp_path, options=("-n", "auto"), timeout_s=1200, priority=this_tests_cost()
+    )
     assert verdict.outcome == "passed" and verdict.checks > verdict.skipped, f"wrong verdicts: {verdict.summary()}"
 
 

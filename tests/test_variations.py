@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures import mutation
-from tests.suite_runs import REPO
+from tests.suite_runs import REPO, this_tests_cost
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +29,16 @@ IN_THE_RUN_OF_ALL_ONLY = {"allowed/answer/late", "allowed/answer/distant", "allo
 def _passed(tmp_path, names: tuple[str, ...]) -> None:
     """The engine's verdict on the variations together: every check of the rules they read passes them, at the pace
     -n auto measures for them (a Runtime far away gets the workers it needs)."""
-    verdict = mutation.judge(mutation.deviation(*names), REPO, tmp_path, options=("-n", "auto"), timeout_s=1200)
+    verdict = mutation.judge(
+        mutation.deviation(*names), REPO, tmp_path, options=("-n", "auto"), timeout_s=1200, priority=this_tests_cost()
+    )
     assert verdict.outcome == "passed" and verdict.checks > verdict.skipped, f"wrong verdicts: {verdict.summary()}"
+
+
+def runs_of_the_proof() -> list[frozenset[str]]:
+    """The variations each run of the proof has on: the clean run (none), each alone but the latency ones, all."""
+    alone = sorted(set(VARIATIONS) - IN_THE_RUN_OF_ALL_ONLY)
+    return [frozenset(), *(frozenset({name}) for name in alone), frozenset(VARIATIONS)]
 
 
 def test_every_variation_names_the_rule_that_allows_it():
