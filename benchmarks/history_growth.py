@@ -29,7 +29,7 @@ from nylorun_a2a_kit.fixtures.gate.example_agent import ExampleAgent, example_ag
 from nylorun_a2a_kit.fixtures.target import embedded
 from tests.history import History, seed
 
-GATE = Path(sys.executable).parent / "nylorun-a2a-release"
+EDGE = Path(sys.executable).parent / "nylorun-a2a-release"
 SUBJECTS = ("a2a:conformance", embedded.OTHER_SUBJECT, "a2a:another-caller")
 GOAL_RATIO = 1.10
 GOAL_SIZE = 100_000
@@ -85,7 +85,7 @@ def run_gate(agent: ExampleAgent, label: str, workers: int, workdir: Path, extra
     """The gate against ``agent``, its receivers on the agent's first ports; its wall time, verdict and checks."""
     out = workdir / label
     options, environment = agent.run_options(0, workers)
-    command = [str(GATE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers), "-p", "no:randomly"]
+    command = [str(EDGE), "--no-html", "--out", str(out), "--", *options, "-n", str(workers), "-p", "no:randomly"]
     run = timed.run_command(
         label, [*command, *extra], out / "junit.xml", workdir, env=environment, timeout_s=RUN_TIMEOUT_S
     )

@@ -17,19 +17,19 @@ from nylorun_a2a_kit.reference_agent import extensions, layouts, mutants
 from nylorun_a2a_kit.reference_agent.caller import Caller
 from nylorun_a2a_kit.reference_agent.card import agent_card
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
-from nylorun_a2a_kit.reference_agent.engine import Engine
-from nylorun_a2a_kit.reference_agent.errors import RpcError
-from nylorun_a2a_kit.reference_agent.feed import Feed, FeedError
-from nylorun_a2a_kit.reference_agent.gate import (
+from nylorun_a2a_kit.reference_agent.edge import (
     CARD_ROUTES,
     FILE_ROUTE,
     RPC_ROUTE,
     TURNS_ROUTE,
-    Gate,
+    Edge,
     Refused,
     refuse,
 )
-from nylorun_a2a_kit.reference_agent.keys import CONFIG, GATE, SERVING, Serving, serving
+from nylorun_a2a_kit.reference_agent.engine import Engine
+from nylorun_a2a_kit.reference_agent.errors import RpcError
+from nylorun_a2a_kit.reference_agent.feed import Feed, FeedError
+from nylorun_a2a_kit.reference_agent.keys import CONFIG, EDGE, SERVING, Serving, serving
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
 from nylorun_a2a_kit.reference_agent.store import Store
 from nylorun_a2a_kit.reference_agent.streaming import Stream
@@ -45,7 +45,7 @@ def _endpoint(request: web.Request, agent_id: str) -> str:
 
 async def handle_rpc(request: web.Request) -> web.StreamResponse:
     try:
-        agent_id, subject = request.app[GATE].admit(request)
+        agent_id, subject = request.app[EDGE].admit(request)
     except Refused as refused:
         return refused.response
     try:
@@ -97,7 +97,7 @@ async def _serve_stream(request: web.Request, stream: Stream, headers: dict[str,
 async def handle_turns(request: web.Request) -> web.StreamResponse:
     """GET /v1/turns: the change feed. A key alone reads the whole Tenant; with a subject, that subject's."""
     try:
-        grant, subject = request.app[GATE].reader(request)
+        grant, subject = request.app[EDGE].reader(request)
     except Refused as refused:
         return refused.response
     turns = serving(request.app).feed
@@ -125,7 +125,7 @@ def _none_match(request: web.Request, etag: str) -> bool:
 
 async def handle_card(request: web.Request) -> web.StreamResponse:
     try:
-        agent_id = request.app[GATE].known_agent(request)
+        agent_id = request.app[EDGE].known_agent(request)
     except Refused as refused:
         return refused.response
     body = json.dumps(agent_card(agent_id, _endpoint(request, agent_id), request.app[CONFIG]))
@@ -138,7 +138,7 @@ async def handle_card(request: web.Request) -> web.StreamResponse:
 
 
 async def handle_file(request: web.Request) -> web.StreamResponse:
-    agent_id = request.app[GATE].agent_id(request)
+    agent_id = request.app[EDGE].agent_id(request)
     task = serving(request.app).engine.store.get(request.match_info["task_id"])
     if agent_id is None or task is None or task.agent_id != agent_id:
         return refuse(404, "FILE_NOT_FOUND", "No such file.")
@@ -192,7 +192,7 @@ def build_app(config: AgentConfig) -> web.Application:
     restarts = [restarting(config.restart_every)] if config.restart_every else []
     app = web.Application(client_max_size=MAX_BODY, middlewares=restarts + seams.middlewares(config))
     app[CONFIG] = config
-    app[GATE] = seams.make(Gate, config)
+    app[EDGE] = seams.make(Edge, config)
 
     app[SERVING] = []
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.edge import Edge
 from nylorun_a2a_kit.reference_agent.engine import Engine
 from nylorun_a2a_kit.reference_agent.feed import Feed
-from nylorun_a2a_kit.reference_agent.gate import Gate
 from nylorun_a2a_kit.reference_agent.rpc import Dispatcher
 
 
@@ -25,7 +25,7 @@ class Serving:
 
 SERVING: web.AppKey[list[Serving]] = web.AppKey("serving", list)  # the one Serving, in a list it is swapped in
 CONFIG: web.AppKey[AgentConfig] = web.AppKey("config", AgentConfig)
-GATE: web.AppKey[Gate] = web.AppKey("gate", Gate)
+EDGE: web.AppKey[Edge] = web.AppKey("edge", Edge)
 
 
 def serving(app: web.Application) -> Serving:

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nylorun_a2a_kit.fixtures.requirements import catalog as requirements  # noqa: E402
-from nylorun_a2a_kit.fixtures.runs.outcomes import SHOULD_NOT_MET  # noqa: E402
+from nylorun_a2a_kit.fixtures.runs.results import SHOULD_NOT_MET  # noqa: E402
 
 COLUMNS = {
     "reference": "Reference agent",

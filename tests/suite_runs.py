@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nylorun_a2a_kit.fixtures import mutation, runs
-from nylorun_a2a_kit.fixtures.runs.outcomes import SHOULD_NOT_MET, Outcomes
+from nylorun_a2a_kit.fixtures.runs.results import SHOULD_NOT_MET, Outcomes
 
 REPO = Path(__file__).resolve().parent.parent
 SUITES = REPO / "suites"

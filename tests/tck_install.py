@@ -7,23 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from nylorun_a2a_kit.fixtures.tck import runner as tck_runner
+from nylorun_a2a_kit.fixtures.tck import invocation as tck_invocation
 
 
 def installed_tck() -> tuple[Path, Path]:
     """The TCK and its python from the environment; "not checked" without them, a failure on CI."""
     try:
-        tck_dir = tck_runner.find_tck_dir()
+        tck_dir = tck_invocation.find_tck_dir()
         if tck_dir is None:
-            raise tck_runner.TckRunError(f"{tck_runner.DIR_VARIABLE} is not set")
-        python = tck_runner.find_tck_python(tck_dir)
-        tck_runner.check_python(python)
+            raise tck_invocation.TckRunError(f"{tck_invocation.DIR_VARIABLE} is not set")
+        python = tck_invocation.find_tck_python(tck_dir)
+        tck_invocation.check_python(python)
         return tck_dir, python
-    except tck_runner.TckRunError as exc:
+    except tck_invocation.TckRunError as exc:
         missing = str(exc)
     how = (
         "install it with `scripts/install_tck.sh <a2a-tck checkout> .venv-tck`, then set "
-        f"{tck_runner.DIR_VARIABLE}=<checkout> and {tck_runner.PYTHON_VARIABLE}=.venv-tck/bin/python"
+        f"{tck_invocation.DIR_VARIABLE}=<checkout> and {tck_invocation.PYTHON_VARIABLE}=.venv-tck/bin/python"
     )
     if os.environ.get("CI") == "true":
         pytest.fail(f"the A2A TCK is needed on CI: {missing}; {how}", pytrace=False)

@@ -238,7 +238,7 @@ SOURCE_KILLERS = {
     "source/push.PushConfigs.move/sql-write-keyed-by-less-1": ("PUSH-01",),  # a take moves others' configs
     "source/delivery.Sender._attempt/sql-write-keyed-by-less-3": ("PUSH-12",),  # one give-up ends all retries
     "source/rpc.Dispatcher._dispatch/arg-removal-36": ("ERR-03",),  # params omitted
-    "source/gate.key_of/symmetric-string-methods-swap-1": ("AUTH-01",),  # Bearer and the key two spaces apart
+    "source/edge.key_of/symmetric-string-methods-swap-1": ("AUTH-01",),  # Bearer and the key two spaces apart
     "source/status.artifact_event/name-1": ("SHAPE-02",),  # the first chunk of an artifact appends
     "source/store.Store.file_version/sql-order-reversed-1": ("FILE-05",),  # a file's third version
     "source/store.Store.session_turns/sql-where-dropped-2": ("FEED-06",),  # another subject's turns in a session

@@ -12,7 +12,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.client import Exchange, NoResponse
 from nylorun_a2a_kit.fixtures.gate.verdict import root_cause
-from nylorun_a2a_kit.fixtures.plugin import verdicts
+from nylorun_a2a_kit.fixtures.plugin import deciding
 from nylorun_a2a_kit.fixtures.scenarios import properties
 from tests.suite_runs import run_suites
 
@@ -64,7 +64,7 @@ def test_a_lone_surrogate_in_a_report_is_escaped_for_xdist():
         user_properties=[("a2a_cause", "got '\ud800'")],
         wasxfail="x",
     )
-    verdicts._cleaned(report, SimpleNamespace(excinfo=None))
+    deciding._cleaned(report, SimpleNamespace(excinfo=None))
     for text in (report.longrepr, report.sections[0][1], report.user_properties[0][1]):
         text.encode("utf-8")
     assert "\\ud800" in report.longrepr

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from nylorun_a2a_kit.fixtures.client import redaction
-from nylorun_a2a_kit.fixtures.plugin import labels, verdicts
+from nylorun_a2a_kit.fixtures.plugin import deciding, labels
 
 SECRET = "kit-redaction-secret-7f3a"
 
@@ -29,7 +29,7 @@ def test_a_failed_checks_exception_message_is_cleaned_for_allure():
     except pytest.fail.Exception as exc:
         raised = exc
     report = SimpleNamespace(longrepr=None, sections=[], user_properties=[])
-    verdicts._cleaned(report, SimpleNamespace(excinfo=SimpleNamespace(value=raised)))
+    deciding._cleaned(report, SimpleNamespace(excinfo=SimpleNamespace(value=raised)))
     assert SECRET not in str(raised) and str(raised).encode("utf-8")
 
 

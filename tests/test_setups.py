@@ -17,7 +17,7 @@ from tests.suite_runs import REPO, this_tests_cost
 # Each setup, a mutant of the reference agent that only it shows, and the requirements whose checks show it: they
 # let the mutant live in the default setup and fail it in this one (or the kit refuses the target, exit 4).
 SHOWN_ONLY_IN = {
-    "single-agent": ("source/gate.Gate.agent_id/number-1", ("CARD-01",)),  # every Agent read as the second one
+    "single-agent": ("source/edge.Edge.agent_id/number-1", ("CARD-01",)),  # every Agent read as the second one
     "case-twins": ("source/queue.MessageQueue.find/sql-equality-nocase-1", ("QUEUE-02",)),  # an Agent's case twin
     "prefix-twins": ("source/queue.MessageQueue.find/sql-equality-prefix-1", ("QUEUE-02",)),  # ... an id it begins
     "several-subjects": ("source/store.Store.changed_after/augmented-assignment-1", ("FEED-01",)),  # one subject's

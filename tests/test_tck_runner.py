@@ -27,7 +27,7 @@ from aiohttp import web
 from nylorun_a2a_kit.fixtures.gate import fold as tck
 from nylorun_a2a_kit.fixtures.gate.known_failures import load as load_known_failures
 from nylorun_a2a_kit.fixtures.push import free_port
-from nylorun_a2a_kit.fixtures.tck import runner as tck_runner
+from nylorun_a2a_kit.fixtures.tck import invocation as tck_invocation
 from nylorun_a2a_kit.fixtures.tck import webhook_plugin as tck_webhook_plugin
 from nylorun_a2a_kit.fixtures.tck.relay import CARD_PATH, Relay
 from tests.agent_process import agent_process
@@ -185,22 +185,22 @@ def test_finding_the_tck(tmp_path, monkeypatch):
     checkout = tmp_path / "a2a-tck"
     (checkout / "tests" / "compatibility").mkdir(parents=True)
     (checkout / "run_tck.py").write_text("", encoding="utf-8")
-    assert tck_runner.find_tck_dir(None, {}) is None
-    assert tck_runner.find_tck_dir(None, {tck_runner.DIR_VARIABLE: str(checkout)}) == checkout
-    assert tck_runner.find_tck_dir(checkout, {tck_runner.DIR_VARIABLE: "/nowhere"}) == checkout
-    with pytest.raises(tck_runner.TckRunError, match=f"^{tck_runner.DIR_VARIABLE}=.*not an A2A TCK checkout"):
-        tck_runner.find_tck_dir(None, {tck_runner.DIR_VARIABLE: str(tmp_path)})
-    with pytest.raises(tck_runner.TckRunError, match="no python for the A2A TCK"):
-        tck_runner.find_tck_python(checkout, None, {})
+    assert tck_invocation.find_tck_dir(None, {}) is None
+    assert tck_invocation.find_tck_dir(None, {tck_invocation.DIR_VARIABLE: str(checkout)}) == checkout
+    assert tck_invocation.find_tck_dir(checkout, {tck_invocation.DIR_VARIABLE: "/nowhere"}) == checkout
+    with pytest.raises(tck_invocation.TckRunError, match=f"^{tck_invocation.DIR_VARIABLE}=.*not an A2A TCK checkout"):
+        tck_invocation.find_tck_dir(None, {tck_invocation.DIR_VARIABLE: str(tmp_path)})
+    with pytest.raises(tck_invocation.TckRunError, match="no python for the A2A TCK"):
+        tck_invocation.find_tck_python(checkout, None, {})
     venv_python = checkout / ".venv" / "bin" / "python"
     venv_python.parent.mkdir(parents=True)
     venv_python.write_text("", encoding="utf-8")
-    assert tck_runner.find_tck_python(checkout, None, {}) == venv_python
+    assert tck_invocation.find_tck_python(checkout, None, {}) == venv_python
     other = tmp_path / "python"
     other.write_text("", encoding="utf-8")
-    assert tck_runner.find_tck_python(checkout, None, {tck_runner.PYTHON_VARIABLE: str(other)}) == other
-    with pytest.raises(tck_runner.TckRunError, match="no such python"):
-        tck_runner.find_tck_python(checkout, tmp_path / "missing", {})
+    assert tck_invocation.find_tck_python(checkout, None, {tck_invocation.PYTHON_VARIABLE: str(other)}) == other
+    with pytest.raises(tck_invocation.TckRunError, match="no such python"):
+        tck_invocation.find_tck_python(checkout, tmp_path / "missing", {})
 
 
 def _fake_tck(tmp_path: Path, run_tck_body: str, *, deps: bool = True) -> tuple[Path, Path]:
@@ -242,7 +242,7 @@ def test_run_tck_runs_the_tck_in_a_copy_through_the_relay(tmp_path, target):
     """,
     )
     try:
-        run = tck_runner.run_tck(
+        run = tck_invocation.run_tck(
             checkout,
             python,
             target.url,
@@ -273,12 +273,14 @@ def test_run_tck_runs_the_tck_in_a_copy_through_the_relay(tmp_path, target):
 
 
 def test_run_tck_says_in_one_line_what_kept_it_from_running(tmp_path):
-    with pytest.raises(tck_runner.TckRunError, match="not an A2A TCK checkout"):
-        tck_runner.run_tck(tmp_path / "none", Path(sys.executable), "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j")
+    with pytest.raises(tck_invocation.TckRunError, match="not an A2A TCK checkout"):
+        tck_invocation.run_tck(
+            tmp_path / "none", Path(sys.executable), "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j"
+        )
     checkout, python = _fake_tck(tmp_path, "import time; time.sleep(60)\n", deps=False)
     try:
-        with pytest.raises(tck_runner.TckRunError, match=r"lacks the A2A TCK's dependencies \(ModuleNotFoundError"):
-            tck_runner.run_tck(checkout, python, "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j.xml")
+        with pytest.raises(tck_invocation.TckRunError, match=r"lacks the A2A TCK's dependencies \(ModuleNotFoundError"):
+            tck_invocation.run_tck(checkout, python, "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j.xml")
     finally:
         _writable_again(checkout)
 
@@ -295,8 +297,8 @@ def test_run_tck_stops_a_tck_that_runs_too_long(tmp_path, monkeypatch):
     )
     monkeypatch.setenv("PIDS", str(tmp_path / "pids"))
     try:
-        with pytest.raises(tck_runner.TckRunError, match=r"^the A2A TCK did not finish within 2 s and was stopped"):
-            tck_runner.run_tck(checkout, python, "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j.xml", 2)
+        with pytest.raises(tck_invocation.TckRunError, match=r"^the A2A TCK did not finish within 2 s and was stopped"):
+            tck_invocation.run_tck(checkout, python, "http://127.0.0.1:9/", None, {}, 1, tmp_path / "j.xml", 2)
     finally:
         _writable_again(checkout)
     child = int((tmp_path / "pids").read_text())
@@ -321,7 +323,7 @@ def test_the_real_tck_against_the_reference_agent_fails_only_listed_tests(tmp_pa
         "0.0001",
     )
     with agent_process(tmp_path / "agent.sqlite3", *agent) as base:
-        run = tck_runner.run_tck(
+        run = tck_invocation.run_tck(
             tck_dir,
             python,
             f"{base}{RPC_PATH}",

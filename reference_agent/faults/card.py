@@ -9,9 +9,9 @@ from aiohttp import web
 
 from nylorun_a2a_kit.reference_agent.card import agent_card
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.edge import CARD_ROUTES
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 Card = dict[str, Any]

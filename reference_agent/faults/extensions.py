@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
+from nylorun_a2a_kit.reference_agent.edge import FILE_ROUTE
 from nylorun_a2a_kit.reference_agent.extensions import (
     EFFECTS,
     FILES,
@@ -18,7 +19,6 @@ from nylorun_a2a_kit.reference_agent.extensions import (
 )
 from nylorun_a2a_kit.reference_agent.faults import wire
 from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import FILE_ROUTE
 from nylorun_a2a_kit.reference_agent.interactions import Interactions
 from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.policies import Turns

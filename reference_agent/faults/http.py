@@ -11,18 +11,18 @@ from aiohttp import web
 
 from nylorun_a2a_kit.reference_agent import extensions
 from nylorun_a2a_kit.reference_agent.config import KeyGrant
-from nylorun_a2a_kit.reference_agent.faults import wire
-from nylorun_a2a_kit.reference_agent.faults.catalog import declare
-from nylorun_a2a_kit.reference_agent.gate import (
+from nylorun_a2a_kit.reference_agent.edge import (
     CARD_ROUTES,
     FILE_ROUTE,
     RPC_ROUTE,
     TURNS_ROUTE,
-    Gate,
+    Edge,
     Refused,
     key_of,
     refuse,
 )
+from nylorun_a2a_kit.reference_agent.faults import wire
+from nylorun_a2a_kit.reference_agent.faults.catalog import declare
 from nylorun_a2a_kit.reference_agent.keys import serving
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
@@ -31,7 +31,7 @@ from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 
 
 @declare("no-auth-check", "a request without an application key is served", "AUTH-01")
-class NoAuthCheck(Gate):
+class NoAuthCheck(Edge):
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
         try:
             return super().credentials(request)
@@ -42,12 +42,12 @@ class NoAuthCheck(Gate):
         return "anonymous"
 
 
-def _admitted_anyway(method: str, refusal: Callable[[Gate, web.Request], object]) -> MiddlewareFactory:
+def _admitted_anyway(method: str, refusal: Callable[[Edge, web.Request], object]) -> MiddlewareFactory:
     """Refuses, as the correct gate does, each request ``refusal`` refuses, except ``method``'s: a handler that
-    checks callers after routing and forgot one method (its Gate variant lets every request through)."""
+    checks callers after routing and forgot one method (its Edge variant lets every request through)."""
 
     def factory(config: Any) -> Callable[..., Any]:
-        gate = Gate(config)
+        gate = Edge(config)
 
         @web.middleware
         async def middleware(request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
@@ -77,7 +77,7 @@ cancel_without_key(_admitted_anyway("CancelTask", lambda gate, request: gate.cre
 
 
 @cancel_without_key
-class AnyKeyAdmitted(Gate):
+class AnyKeyAdmitted(Edge):
     def admit(self, request: web.Request) -> tuple[str, str]:
         if key_of(request) in self.config.keys:
             return super().admit(request)
@@ -93,7 +93,7 @@ get_without_subject(_admitted_anyway("GetTask", lambda gate, request: _subject(r
 
 
 @get_without_subject
-class DefaultSubject(Gate):
+class DefaultSubject(Edge):
     def no_subject(self) -> str:
         return "anonymous"
 
@@ -109,33 +109,33 @@ def _without_challenge() -> Iterator[None]:
 
 
 @declare("401-without-challenge", "a 401 refusal carries no WWW-Authenticate challenge", "AUTH-06")
-class NoChallenge(Gate):
+class NoChallenge(Edge):
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
         with _without_challenge():
             return super().credentials(request)
 
 
 @declare("feed-401-without-challenge", "the change feed's 401 carries no WWW-Authenticate challenge", "AUTH-06")
-class FeedNoChallenge(Gate):
+class FeedNoChallenge(Edge):
     def reader(self, request: web.Request) -> tuple[KeyGrant, str]:
         with _without_challenge():
             return super().reader(request)
 
 
 @declare("subject-optional", "a request without Nylorun-Subject acts for a default subject", "AUTH-02")
-class SubjectOptional(Gate):
+class SubjectOptional(Edge):
     def no_subject(self) -> str:
         return "anonymous"
 
 
 @declare("unknown-agent-served", "an unknown Agent id answers as the default Agent", "AUTH-03")
-class UnknownAgentServed(Gate):
+class UnknownAgentServed(Edge):
     def agent_id(self, request: web.Request) -> str | None:
         return super().agent_id(request) or self.config.agents[0]
 
 
 @declare("unknown-agent-card-served", "the card of an unknown Agent id is the default Agent's card", "AUTH-03")
-class UnknownAgentCardServed(Gate):
+class UnknownAgentCardServed(Edge):
     def known_agent(self, request: web.Request) -> str:
         if request.match_info.route.name in CARD_ROUTES:
             return self.agent_id(request) or self.config.agents[0]
@@ -151,7 +151,7 @@ extended_card_any_agent(_admitted_anyway("GetExtendedAgentCard", lambda gate, re
 
 
 @extended_card_any_agent
-class AnyAgentAdmitted(Gate):
+class AnyAgentAdmitted(Edge):
     def known_agent(self, request: web.Request) -> str:
         if request.match_info.route.name == RPC_ROUTE:
             return self.agent_id(request) or self.config.agents[0]
@@ -159,7 +159,7 @@ class AnyAgentAdmitted(Gate):
 
 
 @declare("scopes-required", "a request without Nylorun-Scopes is refused", "AUTH-04")
-class ScopesRequired(Gate):
+class ScopesRequired(Edge):
     def check_scopes(self, request: web.Request, grant: KeyGrant) -> None:
         if "Nylorun-Scopes" not in request.headers:
             raise Refused(403, "SCOPES_REQUIRED", "Send Nylorun-Scopes.")
@@ -167,7 +167,7 @@ class ScopesRequired(Gate):
 
 
 @declare("no-rate-limit", "rate limits are not enforced", "AUTH-05")
-class NoRateLimit(Gate):
+class NoRateLimit(Edge):
     def limit(self, key: str, grant: KeyGrant) -> None:
         pass
 
@@ -362,7 +362,7 @@ def errors_http_4xx(call: wire.Call, response: web.Response) -> None:
     "a bearer token that begins with an application key is taken for that key (the comparison cut to the key's length)",
     "AUTH-01",
 )
-class KeyComparedByPrefix(Gate):
+class KeyComparedByPrefix(Edge):
     def credentials(self, request: web.Request) -> tuple[str, KeyGrant]:
         sent = key_of(request)
         for key, grant in self.config.keys.items():
@@ -376,7 +376,7 @@ class KeyComparedByPrefix(Gate):
     "the Agent lookup compares ids ignoring letter case: another spelling of an Agent id is served as that Agent",
     "ISO-09",
 )
-class AgentIdCaseInsensitive(Gate):
+class AgentIdCaseInsensitive(Edge):
     def agent_id(self, request: web.Request) -> str | None:
         named = request.match_info.get("agent_id", self.config.agents[0])
         return next((agent for agent in self.config.agents if agent.casefold() == named.casefold()), None)

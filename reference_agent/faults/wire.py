@@ -18,8 +18,8 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from nylorun_a2a_kit.reference_agent.config import AgentConfig
+from nylorun_a2a_kit.reference_agent.edge import CARD_ROUTES, RPC_ROUTE, TURNS_ROUTE
 from nylorun_a2a_kit.reference_agent.errors import ERROR_INFO, RpcError
-from nylorun_a2a_kit.reference_agent.gate import CARD_ROUTES, RPC_ROUTE, TURNS_ROUTE
 from nylorun_a2a_kit.reference_agent.rpc import parse_json
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory
 

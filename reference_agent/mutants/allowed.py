@@ -22,7 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from nylorun_a2a_kit.reference_agent.delivery import RetryPolicy
-from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
+from nylorun_a2a_kit.reference_agent.edge import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.listing import Paging
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
 from nylorun_a2a_kit.reference_agent.scenarios import Scenarios

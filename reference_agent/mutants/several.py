@@ -14,9 +14,9 @@ from typing import Any
 from aiohttp import web
 
 from nylorun_a2a_kit.reference_agent.delivery import Webhooks
+from nylorun_a2a_kit.reference_agent.edge import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.extensions import FILES
 from nylorun_a2a_kit.reference_agent.faults import wire
-from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
 from nylorun_a2a_kit.reference_agent.push import Config, PushConfigs
 from nylorun_a2a_kit.reference_agent.queue import MessageQueue, Queued

@@ -49,7 +49,7 @@ SERVED = (
     "errors",
     "extensions",
     "feed",
-    "gate",
+    "edge",
     "interactions",
     "keys",
     "listing",

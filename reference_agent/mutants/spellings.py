@@ -16,9 +16,9 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from nylorun_a2a_kit.reference_agent.delivery import Webhooks
+from nylorun_a2a_kit.reference_agent.edge import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.errors import invalid_params
 from nylorun_a2a_kit.reference_agent.faults import wire
-from nylorun_a2a_kit.reference_agent.gate import RPC_ROUTE
 from nylorun_a2a_kit.reference_agent.mutants.catalog import Mutant, mutant
 from nylorun_a2a_kit.reference_agent.rpc import Rendering
 from nylorun_a2a_kit.reference_agent.seams import MiddlewareFactory

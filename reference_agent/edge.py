@@ -56,7 +56,7 @@ class RateLimiter:
         return 0
 
 
-class Gate:
+class Edge:
     """Who a JSON-RPC request acts for: a key's grant, within its rate limit, an Agent, a subject, its scopes."""
 
     def __init__(self, config: AgentConfig):
