@@ -34,13 +34,16 @@ CAUGHT |= {name: (breaks, f"the fault {fault} as a source mutant") for name, (fa
 def _judged(name: str, store: mutation.Cache, where) -> mutation.Verdict:
     """A fault's verdict: every check of every requirement it breaks, SHOULD-level ones included, run whole."""
     changed = mutation.deviation(name, breaks=CAUGHT[name][0])
-    return mutation.judge(changed, REPO, where, store, whole=True, priority=COSTS.get(name, 1))
+    return mutation.judge(changed, REPO, where, store, whole=True, priority=FAULTS_FIRST + COSTS.get(name, 1))
 
 
 # How long each of the longer fault runs took (tests/run_costs.json): the server starts the longest first, so that
 # none of them is left to run alone at the end.
 COSTS_FILE = REPO / "tests" / "run_costs.json"
 COSTS: dict[str, float] = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["faults"]
+# The fault verdicts start before other tests' runs (the longest faults first): the mutants of the checks no fault
+# fails are judged only once every fault's verdict is in, the longest chain of the session.
+FAULTS_FIRST = 300
 # The deviation that failed each check no fault fails, in the run that wrote them: judged first.
 KILLERS: dict[str, str] = json.loads(COSTS_FILE.read_text(encoding="utf-8")).get("killers", {})
 
@@ -195,7 +198,7 @@ def test_every_check_fails_under_some_fault(fault_verdicts, clean, tmp_path_fact
             while pending and len(running) < MUTANTS_AT_ONCE:
                 one = pending.pop(0)
                 if any(set(requirements.get(t, [])) & set(one.breaks) for t in unfailed):
-                    running.add(pool.submit(mutation.judge, one, REPO, where, store, whole=True))
+                    running.add(pool.submit(mutation.judge, one, REPO, where, store, whole=True, priority=FAULTS_FIRST))
             if not running:
                 break
             ended, running = wait(running, return_when=FIRST_COMPLETED)

@@ -10,7 +10,7 @@ import pytest
 from nylorun_a2a_kit.fixtures import mutation
 from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
 from nylorun_a2a_kit.reference_agent.mutants import check_mutants, source, sql
-from tests.suite_runs import REPO, made_once, shared_dir
+from tests.suite_runs import REPO, made_once, shared_dir, this_tests_cost
 
 NAME = re.compile(r"^source/[a-z_]+\.[A-Za-z_.0-9]+/[a-z-]+-\d+$")
 SQL_OPERATORS = {
@@ -93,11 +93,14 @@ def test_a_fixed_sample_keeps_its_verdicts(tmp_path_factory):
     # The checks of the areas the sample's functions serve: the engine's plumbing (reach, setups, cache) is what this
     # proves; the score over every check is the benchmark's.
     areas = ("isolation", "push", "queued-messages", "change-feed", "send-message", "list-tasks")
-    reach = mutation.reach(REPO, cache_dir, digest, [r.id for r in load_requirements().values() if r.area in areas])
+    read = [r.id for r in load_requirements().values() if r.area in areas]
+    reach = mutation.reach(REPO, cache_dir, digest, read, priority=this_tests_cost())
     store = mutation.Cache(cache_dir / "verdicts.sqlite3")
     made = source.catalog()
     verdicts = {
-        name: mutation.judge_source(made[name], reach, REPO, tmp_path_factory.mktemp("runs"), store, digest)
+        name: mutation.judge_source(
+            made[name], reach, REPO, tmp_path_factory.mktemp("runs"), store, digest, this_tests_cost()
+        )
         for name in SAMPLE
     }
     got = {name: "killed" if v.killed else v.outcome for name, v in verdicts.items()}
