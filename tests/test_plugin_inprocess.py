@@ -130,3 +130,23 @@ def test_an_invalid_list_stops_the_run_in_one_line(pytester: pytest.Pytester, te
         pytester.runpytest_inprocess(*SUITES, "--a2a-release=9.9.9", "--a2a-known-failures-dir=known")
     )
     assert says in error, error
+
+
+def test_an_interrupt_python_ignored_in_a_callback_shows_no_traceback_in_a_kit_run(pytester: pytest.Pytester):
+    """A run stopping interrupts its workers; one interrupt that lands where Python ignores it (a collector's callback,
+    a finaliser) is noise of the stop: a kit run shows no traceback of it. Without the kit, pytest's warning stays."""
+    pytester.makepyfile(
+        """
+        class Interrupting:
+            def __del__(self):
+                raise KeyboardInterrupt
+
+        def test_own():
+            Interrupting()
+        """
+    )
+    plain = pytester.runpytest_subprocess("-p", "no:nylorun_a2a_kit", "-p", "no:randomly")
+    assert "KeyboardInterrupt" in plain.stdout.str(), plain.stdout.str()
+    kit = pytester.runpytest_subprocess("--a2a-timeout-s=5", "-p", "no:randomly")
+    kit.assert_outcomes(passed=1)
+    assert "Traceback" not in kit.stdout.str() and "KeyboardInterrupt" not in kit.stdout.str(), kit.stdout.str()
