@@ -13,7 +13,12 @@ from pathlib import Path
 
 import pytest
 
+# The engine and the runner are imported here, in the session's own thread, not first in a thread of a test's pool:
+# pytest rewrites a module it imports by parsing it, and CPython 3.11's ast module keeps one recursion count for
+# every thread, which two parses at once break (a later parse then fails with "recursion depth mismatch").
 from nylorun_a2a_kit.fixtures import mutation, runs
+from nylorun_a2a_kit.fixtures.mutation import engine, records  # noqa: F401
+from nylorun_a2a_kit.fixtures.runs import runner  # noqa: F401
 from nylorun_a2a_kit.fixtures.runs.results import SHOULD_NOT_MET, Outcomes
 
 REPO = Path(__file__).resolve().parent.parent

@@ -31,9 +31,8 @@ CAUGHT = {name: (fault.breaks, fault.description) for name, fault in FAULTS.item
 CAUGHT |= {name: (breaks, f"the fault {fault} as a source mutant") for name, (fault, breaks) in REPLACED_FAULTS.items()}
 
 
-def _judged(name: str, store: mutation.Cache, where) -> mutation.Verdict:
+def _judged(name: str, changed: mutation.Deviation, store: mutation.Cache, where) -> mutation.Verdict:
     """A fault's verdict: every check of every requirement it breaks, SHOULD-level ones included, run whole."""
-    changed = mutation.deviation(name, breaks=CAUGHT[name][0])
     return mutation.judge(changed, REPO, where, store, whole=True, priority=FAULTS_FIRST + COSTS.get(name, 1))
 
 
@@ -64,7 +63,10 @@ def fault_verdicts(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str
     # A thread per verdict only waits (on the server, or on the process of the session that makes it): the server
     # sees every run at once and starts the longest first.
     pool = ThreadPoolExecutor(max_workers=max(1, len(wanted)))
-    verdicts = {name: pool.submit(_judged, name, store, where) for name in _in_worker_order(sorted(wanted))}
+    # Each deviation is made here, in the session's own thread: a source mutant's is made by parsing the agent's code,
+    # and CPython 3.11's ast module keeps one recursion count for every thread (two parses at once break it).
+    made = {name: mutation.deviation(name, breaks=CAUGHT[name][0]) for name in _in_worker_order(sorted(wanted))}
+    verdicts = {name: pool.submit(_judged, name, changed, store, where) for name, changed in made.items()}
     yield verdicts
     pool.shutdown(wait=True, cancel_futures=True)
     if os.environ.get("NYLORUN_UPDATE_RUN_COSTS") == "1" and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
