@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 
 import pytest
@@ -81,18 +80,3 @@ def test_every_equivalent_mutant_says_why_and_what_was_read():
     for one in catalog().values():
         if one.equivalent:
             assert len(one.equivalent) > 30 and one.read and not one.breaks, one.name
-
-
-def test_the_variations_runs_cover_every_pair_both_on_and_off():
-    """The variations' proof is a covering array of strength 2 (tests/test_variations.py): for every two variations
-    proven alone, a run has both on, one on and the other off (each way), and both off. The three that only slow
-    the Runtime (a far Runtime, slow turns, late answers) are on together with every other in the run of all, and
-    proven alone by the far-pace benchmark (benchmarks.remote_pace)."""
-    from tests.test_variations import IN_THE_RUN_OF_ALL_ONLY, VARIATIONS, runs_of_the_proof
-
-    runs = runs_of_the_proof()
-    alone = sorted(set(VARIATIONS) - IN_THE_RUN_OF_ALL_ONLY)
-    for first, second in itertools.combinations(alone, 2):
-        seen = {(first in run, second in run) for run in runs}
-        assert seen == {(True, True), (True, False), (False, True), (False, False)}, (first, second, seen)
-    assert all(any({one, other} <= run for run in runs) for one in VARIATIONS for other in VARIATIONS)

@@ -35,12 +35,6 @@ def _passed(tmp_path, names: tuple[str, ...]) -> None:
     assert verdict.outcome == "passed" and verdict.checks > verdict.skipped, f"wrong verdicts: {verdict.summary()}"
 
 
-def runs_of_the_proof() -> list[frozenset[str]]:
-    """The variations each run of the proof has on: the clean run (none), each alone but the latency ones, all."""
-    alone = sorted(set(VARIATIONS) - IN_THE_RUN_OF_ALL_ONLY)
-    return [frozenset(), *(frozenset({name}) for name in alone), frozenset(VARIATIONS)]
-
-
 def test_every_variation_names_the_rule_that_allows_it():
     assert len(VARIATIONS) >= 7 and set(VARIATIONS) >= IN_THE_RUN_OF_ALL_ONLY
     for name, one in VARIATIONS.items():
