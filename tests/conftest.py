@@ -8,13 +8,15 @@ Every process the session starts carries its mark in its environment; when the s
 (an agent, a peer, a run, a server a test did not stop) is listed, killed, and fails the session.
 
 Most of the slow tests wait (on a run the server forks, on an agent, a wheel build, a deadline), so ``-n auto``
-gives twice as many workers as cores, and the tests that took longest (tests/run_costs.json) are dealt first:
-xdist's ``loadgroup`` deals the tests one at a time, in collection order, to the worker that is free.
+gives four times as many workers as cores, and the tests that took longest (tests/run_costs.json) are dealt first:
+xdist's ``loadgroup`` deals the tests in collection order to the worker that is free, except that behind a long
+test (:data:`LONG_S`) a worker holds one short test, not the next long one (:class:`LongTestsAlone`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -25,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from nylorun_a2a_kit.fixtures.requirements import load as load_requirements
-from nylorun_a2a_kit.fixtures.runs import warm
+from nylorun_a2a_kit.fixtures.runs import preload, warm
 from nylorun_a2a_kit.reference_agent import mutants
 
 # The kit's own tests are a caller of the mutants' registry: they give it the requirements to derive from.
@@ -41,13 +43,48 @@ UPDATE_COSTS = "NYLORUN_UPDATE_RUN_COSTS"  # =1: write the tests' costs from thi
 _TOOK: Counter[str] = Counter()
 
 
+LONG_S = 60  # a test that took this long last time holds its worker: the test queued behind it is a short one
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    return 2 * (os.cpu_count() or 1)
+    return 4 * (os.cpu_count() or 1)
+
+
+@functools.cache
+def _costs() -> dict[str, float]:
+    return json.loads(COSTS_FILE.read_text(encoding="utf-8"))["tests"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    costs = json.loads(COSTS_FILE.read_text(encoding="utf-8"))["tests"]
-    items.sort(key=lambda item: -costs.get(item.nodeid, 0))  # stable: the rest keep pytest's order
+    items.sort(key=lambda item: -_costs().get(item.nodeid, 0))  # stable: the rest keep pytest's order
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if not _runs_kit_tests(config):
+        return None  # a run of the suites from the repository loads this file too: the kit schedules its checks
+    from xdist.scheduler import LoadGroupScheduling
+
+    from nylorun_a2a_kit.fixtures.plugin.schedule import LongChecksAlone
+
+    class LongTestsAlone(LongChecksAlone, LoadGroupScheduling):
+        """xdist's loadgroup, with the kit's rule for a worker running a long test: the one it holds behind it is a
+        short one. A long test queued behind another (the variations' run behind the every-check proof) started
+        minutes late, on the session's longest path."""
+
+        def is_long(self, nodeid: str) -> bool:
+            return _costs().get(nodeid.split("@", 1)[0], 0) >= LONG_S
+
+    return LongTestsAlone(config, log)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _imported_before_pytester() -> None:
+    """What a run imports at its start, imported before any test: a run pytester makes in this process puts
+    ``sys.modules`` back after it, so a module imported first inside one (httpx's transport, the reference agent) is
+    imported a second time later, and its errors are not the first copy's. httpx maps httpcore's errors by the classes
+    it saw first: a refused connection raised the second httpcore's ConnectError, past every ``except
+    httpx.HTTPError`` of a worker's later tests."""
+    preload.warm_what_runs_use()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -355,6 +355,7 @@ def test_target_without_the_scenario_contract_skips_those_checks_with_a_reason(t
         verdicts = run_suites(
             tmp_path, f"--target-url={base}/v1/a2a/agents/support", "--a2a-key=kit-key", "--a2a-other-subject=a2a:other"
         )
+    # The card claims Profile v2, whose scenario checks are not verified: a claim read from the card is not enforced.
     assert verdicts.returncode == 0, verdicts.output[-3000:]
     skipped = verdicts.with_outcome("skipped")
     contract = [t for t in skipped if "does not advertise scenario" in verdicts.messages[t]]

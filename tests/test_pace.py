@@ -216,3 +216,22 @@ def test_workers_of_a_kit_run_start_in_turn(tmp_path, monkeypatch):
     finally:
         startup.end_turn()
         startup.withdraw()
+
+
+def test_a_run_of_the_suites_from_the_repository_keeps_the_kits_own_schedule():
+    """pytest loads tests/conftest.py in a run of the suites from the repository too: its schedule (the kit's own
+    tests', by their recorded costs) is for a session of the kit's tests only, never for a run of the checks."""
+    from tests import conftest
+
+    repository = Path(__file__).resolve().parent.parent
+    suites_run = types.SimpleNamespace(
+        args=["nylorun_a2a_kit.suites"], invocation_params=types.SimpleNamespace(dir=repository)
+    )
+    assert conftest.pytest_xdist_make_scheduler(suites_run, log=None) is None
+
+
+def test_a_nested_run_does_not_inherit_githubs_step_summary():
+    from nylorun_a2a_kit.fixtures.gate import command
+
+    inherited = command.environment(base={"GITHUB_STEP_SUMMARY": "/tmp/step.md", "HOME": "/root"})
+    assert "GITHUB_STEP_SUMMARY" not in inherited and inherited["HOME"] == "/root"

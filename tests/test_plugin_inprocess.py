@@ -40,6 +40,9 @@ def _one_error_line(result: pytest.RunResult) -> str:
         ["--a2a-push-listen=http://127.0.0.1:8099"],
         ["--a2a-summary-dir=/proc/nope"],
         ["--alluredir=/proc/nope"],
+        ["--a2a-sarif=/proc/nope/a2a.sarif"],
+        ["--a2a-evidence=/proc/nope/a2a-evidence.json.gz"],
+        ["--a2a-push-relay=http://127.0.0.1:9"],
         ["--a2a-other-subject=a2a:conformance"],
     ],
     ids=[
@@ -57,6 +60,9 @@ def _one_error_line(result: pytest.RunResult) -> str:
         "push-listen-url",
         "summary-dir",
         "alluredir",
+        "sarif",
+        "evidence",
+        "relay-without-a-target",
         "same-subject",
     ],
 )

@@ -16,6 +16,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from nylorun_a2a_kit.fixtures.gate import evidence
 from nylorun_a2a_kit.fixtures.gate.allure import allure_command
 from nylorun_a2a_kit.fixtures.push import free_ports
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
@@ -80,6 +82,10 @@ def gated_run(tmp_path_factory) -> dict:
             str(folder),
             "--out",
             str(root / "out"),
+            "--sarif",
+            str(root / "out" / "a2a.sarif"),
+            "--evidence",
+            str(root / "out" / "a2a-evidence.json"),
             "--",
             f"--target-url={base}/v1/a2a/agents/support",
             f"--a2a-req={requirements}",
@@ -100,6 +106,7 @@ def gated_run(tmp_path_factory) -> dict:
         ]
         environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_XDIST"))}
         environment["NYLORUN_A2A_KEY"] = KEY  # as a workflow passes it: from the environment
+        environment["GITHUB_STEP_SUMMARY"] = str(root / "out" / "github-step-summary.md")  # as GitHub Actions sets
         if allure_command():
             environment["NYLORUN_ALLURE"] = allure_command()[0]
         done = subprocess.run(gate, capture_output=True, text=True, timeout=900, cwd=root, env=environment)
@@ -139,6 +146,7 @@ def test_a_failing_gated_run_publishes_no_credential(gated_run):
     written = {"the console": (done.stdout + done.stderr).encode()}
     written |= {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert any(name.startswith("allure-results") for name in written) and "junit.xml" in written, sorted(written)
+    assert {"a2a.sarif", "a2a-evidence.json", "github-step-summary.md"} <= set(written), sorted(written)
     leaks = []
     for where, data in written.items():
         searched = [data, *_decoded_blobs(data)] if where.endswith(".html") else [data]
@@ -147,6 +155,20 @@ def test_a_failing_gated_run_publishes_no_credential(gated_run):
                 leaks.append(f"{what} in {where}")
     assert not leaks, leaks
     assert "***" in done.stdout, "the masked credentials are shown masked"
+
+
+@pytest.mark.req("REL-03")
+def test_the_gated_runs_evidence_re_judges_to_the_same_verdict_offline(gated_run, monkeypatch, capsys):
+    """The bundle a failing gated run wrote (a push fault, deliveries, two workers) is judged again with no network:
+    every value the oracle judged, the card, and the verdict made again from the checks' records."""
+
+    def no_network(*args, **kwargs):
+        raise OSError("re-judging is offline: no connection")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    assert evidence.main([str(gated_run["out"] / "a2a-evidence.json")]) == 0
+    said = capsys.readouterr().out
+    assert "re-judged: the same verdict, fail" in said and "the oracle: 0 judgements" not in said, said
 
 
 def test_the_html_report_makes_no_request_outside_itself(gated_run, tmp_path):
