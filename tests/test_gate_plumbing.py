@@ -439,3 +439,34 @@ def test_a_run_in_this_process_leaves_httpx_mapping_its_errors(pytester):
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{unused_port}/")
 
+
+SENTINEL_AFTER_THE_CONTROLLER_CLEANS = """
+import os
+
+import pytest
+
+
+@pytest.hookimpl(trylast=True)  # after allure-pytest emptied --alluredir in this process
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        open(os.path.join(config.option.allure_report_dir, "written-before-the-workers"), "w").close()
+"""
+
+
+def test_allure_results_are_emptied_once_before_the_workers_of_a_run_start(pytester):
+    """--clean-alluredir empties the folder once, in the controller: the workers of a kit run start in turns, and
+    one that emptied it again would delete what an earlier one wrote (a check's teardown then fails on its own
+    results, and the gate blocks). Deterministic: whatever the controller writes after its own cleaning stays."""
+    pytester.makeconftest(SENTINEL_AFTER_THE_CONTROLLER_CLEANS)
+    pytester.makepyfile(test_four="import pytest\n\n@pytest.mark.parametrize('n', range(4))\ndef test_n(n):\n    pass")
+    allure = pytester.path / "allure"
+    allure.mkdir()
+    (allure / "left-by-the-last-run").write_text("", encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-n", "2", "--alluredir=allure", "--clean-alluredir", "--a2a-summary-dir=out"
+    )
+    text = "\n".join(result.outlines + result.errlines)
+    assert result.ret == 0, text
+    kept = sorted(p.name for p in allure.iterdir())
+    assert "written-before-the-workers" in kept and "left-by-the-last-run" not in kept, kept
+    assert len(list(allure.glob("*-result.json"))) == 4, kept
