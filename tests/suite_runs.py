@@ -26,6 +26,7 @@ SUITES = REPO / "suites"
 Verdicts = Outcomes
 
 __all__ = [
+    "HTTP_BESIDE_A_SETUP",
     "REPO",
     "SHOULD_NOT_MET",
     "SUITES",
@@ -39,6 +40,17 @@ __all__ = [
     "shared_dir",
     "this_tests_cost",
 ]
+
+# What HTTP stacks do to an answer (allowed/http/*) changes every exchange and no rule the kit judges: each is proven in
+# the run of a whole setup (one where every check runs, tests/test_setups.py), not in a run of its own. With the clean
+# run (no setup, none of them) and the run of every variation (the default setup, all of them), each pair of them, and
+# each of them with each setup, is run both ways: together, and one without the other (a covering array of strength
+# two), in three whole runs fewer.
+HTTP_BESIDE_A_SETUP = {
+    "single-agent,restarted": "allowed/http/chunked",
+    "prefix-twins,older-database,restarted": "allowed/http/connection-close",
+    "case-twins,several-subjects,https-allow-list,restarted": "allowed/http/charset",
+}
 
 
 def run_suites(

@@ -12,7 +12,7 @@ from nylorun_a2a_kit.fixtures import mutation
 from nylorun_a2a_kit.fixtures.mutation.engine import SETUP_RUNS
 from nylorun_a2a_kit.reference_agent import setups
 from nylorun_a2a_kit.reference_agent.mutants import check_mutants, source
-from tests.suite_runs import REPO, this_tests_cost
+from tests.suite_runs import HTTP_BESIDE_A_SETUP, REPO, this_tests_cost
 
 # Each setup, a mutant of the reference agent that only it shows, and the requirements whose checks show it: they
 # let the mutant live in the default setup and fail it in this one (or the kit refuses the target, exit 4).
@@ -71,13 +71,24 @@ def test_setups_combine_unless_they_change_the_same_thing():
 CLEAN_RUNS = sorted(",".join(combo) for combo in SETUP_RUNS if combo != ("default",))
 
 
+def test_what_http_stacks_do_is_carried_by_setups_where_every_check_runs():
+    """Each setup run that carries an HTTP variation reaches every area, so that every check that variation reads runs
+    under it (an HTTP variation no setup carries is proven alone, tests/test_variations.py)."""
+    assert set(HTTP_BESIDE_A_SETUP) <= set(CLEAN_RUNS)
+    assert len(set(HTTP_BESIDE_A_SETUP.values())) == len(HTTP_BESIDE_A_SETUP)
+    for name in HTTP_BESIDE_A_SETUP:
+        assert setups.combined(tuple(name.split(","))).reaches == () and "hidden-scenarios" not in name, name
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CLEAN_RUNS)
 def test_the_reference_agent_passes_every_check_in_each_setup(tmp_path, name: str):
-    """The engine's verdict on the setups together: every check they reach passes. In one process, as the engine
-    judges a survivor in them: each xdist worker would run an embedded agent of its own in the same setup, and its
-    start (an interpreter, the kit, the suites collected) was a sixth of the run's CPU."""
-    together = mutation.deviation(*(f"setup/{one}" for one in name.split(",")))
+    """The engine's verdict on the setups together (and the HTTP variation a whole setup carries): every check they
+    reach passes. In one process, as the engine judges a survivor in them: each xdist worker would run an embedded
+    agent of its own in the same setup, and its start (an interpreter, the kit, the suites collected) was a sixth of
+    the run's CPU."""
+    carried = (HTTP_BESIDE_A_SETUP[name],) if name in HTTP_BESIDE_A_SETUP else ()
+    together = mutation.deviation(*(f"setup/{one}" for one in name.split(",")), *carried)
     verdict = mutation.judge(together, REPO, tmp_path, timeout_s=1200, priority=this_tests_cost())
     assert verdict.outcome == "passed" and verdict.checks > verdict.skipped, f"wrong verdicts: {verdict.summary()}"
 

@@ -4,7 +4,8 @@ The variations are the reference agent's equivalent mutants of the allowed axis 
 allowed.py``): latency on answers and deliveries (a Runtime 100 ms away, late answers, deliveries late, interleaved
 across tasks, retried with jitter), turns of seconds, a delivery again after its 2xx, a lower page limit, what HTTP
 stacks do to an answer; each names the rule that allows it and the requirements whose checks must pass it. A run
-under one checks those requirements; one run under all of them at once checks every requirement any of them
+under one checks those requirements (what HTTP stacks do is carried by the run of a whole setup instead,
+tests/test_setups.py); one run under all of them at once checks every requirement any of them
 changes, so every pair (and every larger set) of variations is covered in one run: a correct Runtime may well do
 all of them together (``--a2a-strict-should=yes``: a SHOULD a variation would break is no allowed variation). A
 failed check here is a wrong verdict of the kit.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from nylorun_a2a_kit.fixtures import mutation
-from tests.suite_runs import REPO, this_tests_cost
+from tests.suite_runs import HTTP_BESIDE_A_SETUP, REPO, this_tests_cost
 
 pytestmark = pytest.mark.slow
 
@@ -32,9 +33,9 @@ IN_THE_RUN_OF_ALL_ONLY = {"allowed/answer/late", "allowed/answer/distant", "allo
 # remote_pace's. Eight keep its waits (a tenth of a second on every answer, late answers, slow turns) within five
 # minutes.
 WORKERS_OF_THE_RUN_OF_ALL = "8"
-# What HTTP stacks do to an answer delays nothing: one process runs those checks in the CPU time they take, where
-# -n auto's workers would add their own start (a sixth of such a run).
-IN_ONE_PROCESS = "allowed/http/"
+# Proven in the run of a whole setup and in the run under all of them (tests/suite_runs.py): what HTTP stacks do to an
+# answer, each carried by one setup's run, where every check runs.
+BESIDE_A_SETUP = set(HTTP_BESIDE_A_SETUP.values())
 
 
 def _passed(tmp_path, names: tuple[str, ...], workers: str | None = "auto") -> None:
@@ -48,14 +49,14 @@ def _passed(tmp_path, names: tuple[str, ...], workers: str | None = "auto") -> N
 
 
 def test_every_variation_names_the_rule_that_allows_it():
-    assert len(VARIATIONS) >= 7 and set(VARIATIONS) >= IN_THE_RUN_OF_ALL_ONLY
+    assert len(VARIATIONS) >= 7 and set(VARIATIONS) >= IN_THE_RUN_OF_ALL_ONLY | BESIDE_A_SETUP
     for name, one in VARIATIONS.items():
         assert one.equivalent and one.read and not one.breaks, name
 
 
-@pytest.mark.parametrize("name", sorted(set(VARIATIONS) - IN_THE_RUN_OF_ALL_ONLY))
+@pytest.mark.parametrize("name", sorted(set(VARIATIONS) - IN_THE_RUN_OF_ALL_ONLY - BESIDE_A_SETUP))
 def test_a_variation_alone_is_passed(tmp_path, name: str):
-    _passed(tmp_path, (name,), None if name.startswith(IN_ONE_PROCESS) else "auto")
+    _passed(tmp_path, (name,))
 
 
 def test_every_variation_at_once_is_passed(tmp_path):
