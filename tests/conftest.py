@@ -8,9 +8,10 @@ Every process the session starts carries its mark in its environment; when the s
 (an agent, a peer, a run, a server a test did not stop) is listed, killed, and fails the session.
 
 Most of the slow tests wait (on a run the server forks, on an agent, a wheel build, a deadline), so ``-n auto``
-gives four times as many workers as cores, and the tests that took longest (tests/run_costs.json) are dealt first:
-xdist's ``loadgroup`` deals the tests in collection order to the worker that is free, except that behind a long
-test (:data:`LONG_S`) a worker holds one short test, not the next long one (:class:`LongTestsAlone`).
+gives four times as many workers as cores (the fast loop, ``-m "not slow"``, as many as cores), and the tests that
+took longest (tests/run_costs.json) are dealt first: xdist's ``loadgroup`` deals the tests in collection order to the
+worker that is free, except that behind a long test (:data:`LONG_S`) a worker holds one short test, not the next long
+one (:class:`LongTestsAlone`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ LONG_S = 60  # a test that took this long last time holds its worker: the test q
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    if "not slow" in (config.getoption("markexpr") or ""):
+        return os.cpu_count() or 1  # the fast loop's tests compute: a worker more than the cores only collects again
     return 4 * (os.cpu_count() or 1)
 
 
