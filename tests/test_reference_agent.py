@@ -272,3 +272,36 @@ def test_every_fault_has_its_behaviour_and_the_agent_names_none():
         if strings & set(FAULTS) or asks:
             named[path.name] = sorted(strings & set(FAULTS)) or ["asks config.fault"]
     assert not named, f"production modules that branch on faults: {named}"
+
+
+# What each variation of what HTTP stacks do changes in the agent's own answer: a variation that changed nothing would
+# prove nothing in the runs that carry it (tests/suite_runs.HTTP_BESIDE_A_SETUP).
+HTTP_VARIATIONS_SHOW = {
+    "allowed/http/chunked": ("transfer-encoding", "chunked"),
+    "allowed/http/connection-close": ("connection", "close"),
+    "allowed/http/charset": ("content-type", "application/json"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HTTP_VARIATIONS_SHOW))
+def test_each_variation_of_what_http_stacks_do_changes_the_agents_answer(tmp_path, name):
+    from nylorun_a2a_kit.fixtures import mutation
+    from nylorun_a2a_kit.reference_agent.app import serve_in_thread
+    from nylorun_a2a_kit.reference_agent.config import AgentConfig, KeyGrant
+
+    assert {n for n in mutation.registry() if n.startswith("allowed/http/")} == set(HTTP_VARIATIONS_SHOW)
+    header, shown = HTTP_VARIATIONS_SHOW[name]
+    call = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}
+    headers = {"Authorization": "Bearer k", "A2A-Version": "1.0", "Nylorun-Subject": "a2a:conformance"}
+    answers = {}
+    for mutants in (frozenset(), frozenset({name})):
+        agent = serve_in_thread(
+            AgentConfig(db_path=str(tmp_path / f"{len(mutants)}.sqlite3"), keys={"k": KeyGrant()}, mutants=mutants)
+        )
+        try:
+            answers[bool(mutants)] = httpx.post(agent.url, headers=headers, json=call, timeout=30)
+        finally:
+            agent.stop()
+    plain, varied = answers[False], answers[True]
+    assert plain.headers.get(header) != shown and varied.headers.get(header) == shown, (plain.headers, varied.headers)
+    assert varied.json() == plain.json(), "the variation changes the framing, never the answer"

@@ -38,12 +38,11 @@ WORKERS_OF_THE_RUN_OF_ALL = "8"
 BESIDE_A_SETUP = set(HTTP_BESIDE_A_SETUP.values())
 
 
-def _passed(tmp_path, names: tuple[str, ...], workers: str | None = "auto") -> None:
+def _passed(tmp_path, names: tuple[str, ...], workers: str = "auto") -> None:
     """The engine's verdict on the variations together: every check of the rules they read passes them, with
-    ``workers`` (-n: by default the pace -n auto measures for them; None: in one process)."""
-    options = ("-n", workers) if workers else ()
+    ``workers`` (-n: by default the pace -n auto measures for them)."""
     verdict = mutation.judge(
-        mutation.deviation(*names), REPO, tmp_path, options=options, timeout_s=1200, priority=this_tests_cost()
+        mutation.deviation(*names), REPO, tmp_path, options=("-n", workers), timeout_s=1200, priority=this_tests_cost()
     )
     assert verdict.outcome == "passed" and verdict.checks > verdict.skipped, f"wrong verdicts: {verdict.summary()}"
 

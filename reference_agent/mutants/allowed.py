@@ -56,7 +56,7 @@ SHORT_PAGES = (
 )
 HTTP_STACKS = (
     "what an HTTP stack or proxy may do to an answer: RFC 9112 lets a server send any body chunked and close the "
-    "connection after an answer (Connection: close); RFC 8259's JSON media type may carry a charset parameter"
+    "connection after an answer (Connection: close); RFC 8259's JSON media type may carry a charset parameter or not"
 )
 
 
@@ -136,7 +136,7 @@ def derive(requirements: dict[str, Any]) -> Iterator[Mutant]:
     )
     yield mutant(
         "allowed/http/charset",
-        "every JSON-RPC answer's Content-Type names its charset (application/json; charset=utf-8)",
+        "every JSON-RPC answer's Content-Type names no charset (application/json), where the agent's name utf-8",
         _with_charset,
         equivalent=HTTP_STACKS,
         read=answered,
@@ -268,7 +268,7 @@ def _close(response: web.Response) -> None:
 
 def _charset(response: web.Response) -> None:
     if response.content_type.endswith("json"):
-        response.charset = "utf-8"
+        response.charset = None  # the agent's own answers name utf-8: the other reading is the bare media type
 
 
 _chunked, _closing, _with_charset = _rpc_answers(_chunk), _rpc_answers(_close), _rpc_answers(_charset)
