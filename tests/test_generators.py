@@ -83,6 +83,7 @@ def test_normalised_schema_has_no_refs_left(ref):
 def test_valid_values_validate(ref, data):
     value = data.draw(strategies.valid(ref))
     assert schemas.violations(value, ref) == []
+    assert schemas.conforms_quickly(value, ref), "jsonschema-rs refuses what jsonschema takes"
     assert _foreign_urls(value) == []
 
 
@@ -94,6 +95,7 @@ def test_every_mutant_is_invalid_near_its_mutation(ref, data):
     assert mutant.kind in strategies.kinds_for(ref)
     assert mutant.path and mutant.field == next(s for s in reversed(mutant.path) if isinstance(s, str))
     _assert_invalid_near(mutant, ref)
+    assert not schemas.conforms_quickly(mutant.value, ref), "jsonschema-rs takes what jsonschema refuses"
     assert _foreign_urls(mutant.value) == []
 
 

@@ -183,6 +183,7 @@ def test_good_example_validates(ref, instance):
     found = schemas.violations(instance, ref)
     assert found == [], _describe(found)
     assert schemas.is_valid(instance, ref)
+    assert schemas.conforms_quickly(instance, ref), "jsonschema-rs refuses what jsonschema takes"
 
 
 @pytest.mark.parametrize(
@@ -190,9 +191,35 @@ def test_good_example_validates(ref, instance):
 )
 def test_bad_example_is_rejected_for_its_reason(ref, instance, rule):
     assert not schemas.is_valid(instance, ref)
+    assert not schemas.conforms_quickly(instance, ref), "jsonschema-rs takes what jsonschema refuses"
     found = schemas.violations(instance, ref)
     assert found, "is_valid said no, violations() found nothing"
     assert rule in {v.rule for v in found}, f"expected a {rule!r} violation, got:\n{_describe(found)}"
+
+
+@pytest.mark.parametrize(
+    ("ref", "value", "why"),
+    [
+        ("a2a/Timestamp.json", "0000-01-01T00:00:00Z", "year 0000: jsonschema-rs's own date-time takes it"),
+        ("a2a/Timestamp.json", "2023-12-31T23:59:60Z", "a leap second: jsonschema-rs's own date-time takes it"),
+        ("a2a/Timestamp.json", "2024-02-30T00:00:00Z", "no such day"),
+        ("a2a/Timestamp.json", "2024-02-29T00:00:00Z", "a day of a leap year"),
+        ("feed/Turn.json#/$defs/time", "2023-12-31T23:59:60+01:00", "a leap second"),
+    ],
+)
+def test_the_quick_check_reads_formats_as_jsonschema_does(ref, value, why):
+    assert schemas.conforms_quickly(value, ref) == schemas.validator(ref).is_valid(value), why
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"text": "\ud800"}, {"text": "x", "metadata": {"n": 2**70}}, {"text": "x", "metadata": {"n": -(2**70)}}],
+    ids=["lone-surrogate", "big", "big-negative"],
+)
+def test_a_value_the_quick_check_may_not_take_is_judged_as_jsonschema_judges_it(value):
+    assert schemas.violations(value, "a2a/Part.json") == []
+    assert schemas.is_valid(value, "a2a/Part.json")
+    assert schemas.violations({**value, "text": 1}, "a2a/Part.json")
 
 
 def test_example_ids_are_unique():
