@@ -22,7 +22,6 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import pytest
@@ -86,6 +85,10 @@ def origin_card(url: str) -> str:
 @pytest.mark.parametrize("name", peer_params(PEERS))
 def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     expected_path = EXPECTED / f"{name}.json"
+    # A plain peer's checks run in the first seed's shuffled order (the second's is test_plain_peer_verdicts_do_
+    # not_depend_on_order): held to the same expected verdicts, the two runs are the two orders.
+    order_file = tmp_path / "order.txt"
+    shuffled = (*ORDER_RUN, f"--shuffle-seed={SHUFFLE_SEEDS[0]}", f"--shuffle-order-file={order_file}")
     with peer(name) as announced:
         url, _, card = announced.partition(" card ")  # LangGraph's card is per assistant: its line names it
         verdicts = run_suites(
@@ -93,10 +96,12 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
             f"--target-url={url}",
             *([f"--a2a-card-url={card}"] if card else []),
             *PEER_RUN,
+            *(shuffled if name in PLAIN_PEERS else ()),
             f"--a2a-summary-dir={tmp_path}",
             timeout_s=900,
         )
     assert verdicts.outcomes, verdicts.output[-3000:]
+    assert name not in PLAIN_PEERS or order_file.read_text().strip(), "the plain peer's run was not shuffled"
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["target"]["tier_claimed"] == "core", "a peer without the profile's extensions claims Core"
     if name in PLAIN_PEERS:
@@ -127,7 +132,10 @@ def test_peer_verdicts_are_the_expected_ones(tmp_path, name):
     expected = json.loads(expected_path.read_text())
     changed = {t: (expected["verdicts"].get(t), o) for t, o in got.items() if expected["verdicts"].get(t) != o}
     gone = sorted(set(expected["verdicts"]) - set(got))
-    assert not changed and not gone, f"verdicts on the {name} peer changed (expected, now): {changed}; gone: {gone}"
+    order = f" in the order of -p tests.shuffle_plugin --shuffle-seed={SHUFFLE_SEEDS[0]}" if name in PLAIN_PEERS else ""
+    assert not changed and not gone, (
+        f"verdicts on the {name} peer{order} changed (expected, now): {changed}; gone: {gone}"
+    )
     unexplained = [t for t, o in got.items() if o in explained and not expected["reasons"].get(t, "").strip()]
     assert not unexplained, f"failures on the {name} peer without an explanation: {unexplained}"
     assert not any(r.startswith("TO EXPLAIN") for r in expected["reasons"].values()), "explain every failure"
@@ -154,9 +162,9 @@ def _tier(requirement_id: str) -> str:
 
 
 # A check's verdict must not depend on which checks ran before it, on a lax agent too. Each run gets a fresh peer
-# and is held to the peer's expected verdicts (the run in collection order, test_peer_verdicts_are_the_expected_ones);
-# two seeds, since one order can miss a dependence (these two each found one on the JS peer before every check
-# read only what it created).
+# and is held to the peer's expected verdicts: two seeds, since one order can miss a dependence (these two each found
+# one on the JS peer before every check read only what it created). A plain peer's verdict run takes the first
+# (test_peer_verdicts_are_the_expected_ones), its order run the second.
 SHUFFLE_SEEDS = (15, 2)
 ORDER_RUN = ("-p", "tests.shuffle_plugin", "-p", "no:randomly")
 
@@ -197,8 +205,7 @@ def test_plain_peer_verdicts_do_not_depend_on_order(tmp_path, name):
         assert order_file.is_file() and order_file.read_text().strip(), "the run was not shuffled"
         return [f"seed {seed}: {line}" for line in order_differences(expected, shuffled)]
 
-    with ThreadPoolExecutor(max_workers=len(SHUFFLE_SEEDS)) as pool:  # the run server runs them as it can
-        report = [line for lines in pool.map(run, SHUFFLE_SEEDS) for line in lines]
+    report = [line for seed in SHUFFLE_SEEDS[1:] for line in run(seed)]
     print("\n".join(report) or "no differences")
     assert not report, (
         f"{len(report)} verdict(s) on the {name} peer depend on the order (shuffled with -p tests.shuffle_plugin "
