@@ -14,28 +14,33 @@ from pathlib import Path
 import pytest
 
 from nylorun_a2a_kit.fixtures.gate import evidence
-from tests.suite_runs import run_suites, shared_dir
+from tests.suite_runs import made_once, run_suites, shared_dir
 
 REJUDGE = Path(sys.executable).parent / "nylorun-a2a-rejudge"
 USAGE_ERROR = 4
 FAULT = "pushed-agent-message-as-user"  # the oracle finds it in every delivery that carries the Agent's message
+BUNDLE = "a2a-evidence.json.gz"
 
 
 @pytest.fixture(scope="module")
 def bundle_path(tmp_path_factory) -> Path:
-    """A run's bundle: two modules, two workers, against the embedded agent with a fault the oracle finds."""
-    where = shared_dir(tmp_path_factory, "evidence") / f"run-{id(tmp_path_factory)}"
-    path = where / "a2a-evidence.json.gz"
-    done = run_suites(
-        where,
-        f"--a2a-evidence={path}",
-        f"--a2a-reference-mutant={FAULT}",
-        "suites/test_push_core.py",
-        "suites/test_tasks.py",
-        "-n",
-        "2",
-    )
-    assert done.returncode == 1 and path.is_file(), done.output[-3000:]
+    """A run's bundle: two modules, two workers, against the embedded agent with a fault the oracle finds. Made once
+    for the session, however many of its processes ask: each test reads it, or changes a copy of its own."""
+
+    def make(where: Path) -> None:
+        done = run_suites(
+            where,
+            f"--a2a-evidence={where / BUNDLE}",
+            f"--a2a-reference-mutant={FAULT}",
+            "suites/test_push_core.py",
+            "suites/test_tasks.py",
+            "-n",
+            "2",
+        )
+        assert done.returncode == 1 and (where / BUNDLE).is_file(), done.output[-3000:]
+
+    path = made_once(shared_dir(tmp_path_factory, "evidence"), "run", make) / BUNDLE
+    assert path.is_file(), "the run that makes the bundle failed in another process of this session"
     return path
 
 

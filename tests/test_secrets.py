@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import re
 import secrets
@@ -29,6 +30,7 @@ from nylorun_a2a_kit.fixtures.gate.allure import allure_command
 from nylorun_a2a_kit.fixtures.push import free_ports
 from nylorun_a2a_kit.reference_agent.faults import FAULTS
 from tests.agent_process import agent_process
+from tests.suite_runs import made_once, shared_dir
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +49,15 @@ link = "https://tracker.example/runtime/1"
 
 @pytest.fixture(scope="module")
 def gated_run(tmp_path_factory) -> dict:
-    root = tmp_path_factory.mktemp("secrets")
+    """The failing gated run, made once for the session however many of its processes ask (each test only reads
+    what it wrote); its console kept beside its outputs."""
+    root = made_once(shared_dir(tmp_path_factory, "secrets"), "gated", _gate)
+    said = json.loads((root / "console.json").read_text(encoding="utf-8"))
+    done = subprocess.CompletedProcess("the gate", said["returncode"], said["stdout"], said["stderr"])
+    return {"done": done, "out": root / "out", "root": root}
+
+
+def _gate(root: Path) -> None:
     folder = root / "known"
     folder.mkdir()
     (folder / "9.9.9.toml").write_text(LIST, encoding="utf-8")
@@ -110,7 +120,8 @@ def gated_run(tmp_path_factory) -> dict:
         if allure_command():
             environment["NYLORUN_ALLURE"] = allure_command()[0]
         done = subprocess.run(gate, capture_output=True, text=True, timeout=900, cwd=root, env=environment)
-    return {"done": done, "out": root / "out", "root": root}
+    said = {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}  # not its arguments: secrets
+    (root / "console.json").write_text(json.dumps(said), encoding="utf-8")
 
 
 def _encodings(value: str) -> list[bytes]:
