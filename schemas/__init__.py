@@ -150,7 +150,7 @@ def validator(ref: str) -> jsonschema.Draft202012Validator:
 # conforming is taken as conforming, and any other is judged by jsonschema (the one that names each way it breaks),
 # so jsonschema-rs may be stricter than jsonschema, never laxer. Formats are checked by jsonschema's own checkers
 # (jsonschema-rs's own take year 0000 and a leap second as a date-time where rfc3339-validator does not), patterns by
-# ECMA-262's rules in both; tests/test_generators.py holds the two to the same answer on every schema's values.
+# ECMA-262's rules in both; tests/test_generators.py and tests/test_schema_examples.py hold the two to one answer.
 @cache
 def _quick(ref: str) -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator(
@@ -186,8 +186,8 @@ def warm() -> None:
 
 
 def conforms_quickly(instance: Any, ref: str) -> bool:
-    """Whether jsonschema-rs finds ``instance`` conforming to ``ref`` (False for a value it cannot take: a lone
-    surrogate, an integer past 64 bits)."""
+    """Whether jsonschema-rs finds ``instance`` conforming to ``ref``; False for a value it cannot read (jsonschema
+    then judges it)."""
     try:
         return _quick(ref).is_valid(instance)
     except (ValueError, TypeError, OverflowError):
