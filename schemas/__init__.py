@@ -154,7 +154,11 @@ def validator(ref: str) -> jsonschema.Draft202012Validator:
 @cache
 def _quick(ref: str) -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator(
-        {"$ref": absolute(ref)}, registry=_quick_registry(), validate_formats=True, formats=_formats()
+        {"$ref": absolute(ref)},
+        registry=_quick_registry(),
+        validate_formats=True,
+        formats=_formats(),
+        offline=True,  # every document is in the registry: a reference it lacks is an error, never a download
     )
 
 
