@@ -182,7 +182,7 @@ def _describe(found) -> str:
 def test_good_example_validates(ref, instance):
     found = schemas.violations(instance, ref)
     assert found == [], _describe(found)
-    assert schemas.is_valid(instance, ref)
+    assert schemas.validator(ref).is_valid(instance), "jsonschema refuses it"
     assert schemas.conforms_quickly(instance, ref), "jsonschema-rs refuses what jsonschema takes"
 
 

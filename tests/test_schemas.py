@@ -236,3 +236,36 @@ def test_schema_enums_match_proto():
     assert set(enums) == {"TaskState", "Role"}
     for name, values in enums.items():
         assert schemas.resolve(f"a2a/{name}.json")["enum"] == values
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"a": "\\ud800"}',
+        b'{"a": "\\uDC00"}',
+        '{"a": "\\ud800"}',
+        '{"a": "\ud800"}',
+        b'{"a": "\xed\xa0\x80"}',
+        '{"a": "\\ud800"}'.encode("utf-16"),
+        b'{"a": NaN}',
+    ],
+    ids=["escape", "escape-upper-hex", "escape-in-text", "raw-in-text", "raw-in-utf-8", "escape-in-utf-16", "nan"],
+)
+def test_the_strict_reader_refuses_a_lone_surrogate_however_it_comes(body):
+    with pytest.raises(ValueError):
+        schemas.parse_json(body)
+
+
+@pytest.mark.parametrize(
+    ("body", "value"),
+    [
+        (b'{"a": "\\ud83d\\ude00"}', {"a": "\U0001f600"}),
+        (b'{"a": "\\\\ud800"}', {"a": "\\ud800"}),
+        (b'{"a": "\xed\x9f\xbf"}', {"a": "\ud7ff"}),
+        (b'\xef\xbb\xbf{"a": 1}', {"a": 1}),
+        ('{"a": "\\u00e9"}', {"a": "é"}),
+    ],
+    ids=["pair", "escaped-backslash", "last-before-surrogates", "utf-8-bom", "text"],
+)
+def test_the_strict_reader_takes_what_only_looks_like_a_surrogate(body, value):
+    assert schemas.parse_json(body) == value
