@@ -23,7 +23,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures import oracle
 from nylorun_a2a_kit.fixtures.gate import sarif
-from nylorun_a2a_kit.fixtures.push.receiver import free_port
+from nylorun_a2a_kit.fixtures.push import free_port
 from nylorun_a2a_kit.fixtures.requirements import check_ids
 from tests.sarif_schema import valid_sarif
 
