@@ -16,14 +16,13 @@ import os
 import re
 import shutil
 import subprocess
-import venv
 from pathlib import Path
 
 import pytest
 
 from tests.agent_process import listening_process
 from tests.suite_runs import made_once, read_outcomes, run_suites, shared_dir
-from tests.wheel import session_wheel
+from tests.test_release_ci_doc import kit_installed
 
 pytestmark = pytest.mark.slow
 
@@ -70,12 +69,10 @@ link = "https://tracker.example/runtime/7"
 
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> dict[str, Path]:
-    """A wheel of the kit, installed into a fresh virtual environment beside a project of its own (made once for
-    the whole session; the tests only read it)."""
-    root = made_once(
-        shared_dir(tmp_path_factory, "installed"), "kit", lambda root: _install(root, session_wheel(tmp_path_factory))
-    )
-    environment = root / "venv"
+    """A wheel of the kit, installed into a fresh virtual environment as the release page installs it, beside a
+    project of its own (both made once for the whole session; the tests only read them)."""
+    environment = kit_installed(tmp_path_factory)
+    root = made_once(shared_dir(tmp_path_factory, "installed"), "project", _project)
     return {
         "python": environment / "bin" / "python",
         "bin": environment / "bin",
@@ -84,12 +81,7 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     }
 
 
-def _install(root: Path, wheel: Path) -> None:
-    environment = root / "venv"
-    venv.create(environment, with_pip=True)
-    python = environment / "bin" / "python"
-    done = _run([str(python), "-m", "pip", "install", "-q", str(wheel)], cwd=root, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
+def _project(root: Path) -> None:
     project = root / "project"
     for package in ("fixtures", "schemas"):
         (project / package).mkdir(parents=True)

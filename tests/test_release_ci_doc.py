@@ -1,7 +1,8 @@
 """docs/release-ci.md is a test: its commands, run exactly as written, give the verdict it promises.
 
 The rehearsal's shell blocks are read out of the page and run in order, in a fresh folder, with the kit's
-wheel (built from this checkout) named by ``NYLORUN_A2A_KIT`` as the page says: a fresh virtual environment,
+wheel (built from this checkout) named by ``NYLORUN_A2A_KIT`` as the page says: a fresh virtual environment
+(its install block, run once for the session: the relay's rehearsal and the installed-kit tests use the same one),
 the reference agent with its defaults in real time as the stand-in Runtime, the release's list, the gate. The
 workflow's gate step must be the rehearsal's gate command, to the letter.
 """
@@ -23,7 +24,7 @@ import pytest
 
 from nylorun_a2a_kit.fixtures.gate.allure import allure_command
 from tests.sarif_schema import valid_sarif
-from tests.suite_runs import REPO
+from tests.suite_runs import REPO, made_once, shared_dir
 from tests.test_secrets import _encodings
 from tests.wheel import session_wheel
 
@@ -79,6 +80,37 @@ def workflow_gate_step(text: str) -> str:
     return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
+def kit_installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The virtual environment the rehearsal's first block makes, run as written with the kit's wheel named by
+    ``NYLORUN_A2A_KIT``: made once for the whole session (pip takes 15 CPU-seconds), in a folder of its own; each
+    rehearsal then runs the page's other blocks with it as its ``.venv`` (the relay's rehearsal is "with the kit
+    installed as above"), and the installed-kit tests read it. Nothing that uses it installs anything into it."""
+    install = rehearsal_blocks(PAGE.read_text(encoding="utf-8"))[0]
+    assert "python3 -m venv .venv" in install and "NYLORUN_A2A_KIT" in install, install
+
+    def run_install(folder: Path) -> None:
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
+        environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
+        done = subprocess.run(
+            ["bash", "-c", "set -euo pipefail\n" + install],
+            cwd=folder,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    return made_once(shared_dir(tmp_path_factory, "kit-installed"), "as-the-release-page-installs-it", run_install) / (
+        ".venv"
+    )
+
+
+def with_the_kit_installed(work: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``work``, a fresh folder, with the session's installed kit as its ``.venv``."""
+    (work / ".venv").symlink_to(kit_installed(tmp_path_factory), target_is_directory=True)
+
+
 def rehearse(work: Path, environment: dict[str, str], blocks: list[str], stop: str) -> tuple[subprocess.Popen, str]:
     """The page's ``blocks`` run in order in ``work``, then, whatever they said, its ``stop`` block, which stops what
     they started and waits until each pid is gone; the shell that ran the blocks and what it printed."""
@@ -118,13 +150,14 @@ def test_the_rehearsal_as_written_gives_a_release_that_is_not_blocked(tmp_path, 
     assert len(blocks) >= 5 and blocks[-2] == gate_block(blocks) and "runtime.pid" in blocks[-1], blocks
     work = tmp_path / "runtime-repo"
     work.mkdir()
+    with_the_kit_installed(work, tmp_path_factory)  # the page's first block, run once for the session
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
     environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
     if allure_command():
         environment["NYLORUN_ALLURE"] = allure_command()[0]
     step_summary = tmp_path / "github-step-summary.md"  # what GitHub Actions names for the workflow's step
     environment["GITHUB_STEP_SUMMARY"] = str(step_summary)
-    shell, output = rehearse(work, environment, blocks[:-1], blocks[-1])  # the stand-in, the list, the gate; stop
+    shell, output = rehearse(work, environment, blocks[1:-1], blocks[-1])  # the stand-in, the list, the gate; stop
     pid = int((work / "runtime.pid").read_text())
     assert not running(pid), f"the stand-in (pid {pid}) is still running"
     assert port_is_free(STAND_IN_PORT), f"port {STAND_IN_PORT} is still taken after the stand-in stopped"
@@ -176,13 +209,15 @@ def relay_blocks(text: str) -> list[str]:
 
 def test_the_relay_rehearsal_as_written_passes_the_push_checks_through_the_relay(tmp_path, tmp_path_factory):
     text = PAGE.read_text(encoding="utf-8")
-    install, blocks = rehearsal_blocks(text)[0], relay_blocks(text)
+    blocks = relay_blocks(text)
     assert len(blocks) == 4 and "nylorun-a2a-receiver" in blocks[0] and "relay.pid" in blocks[-1], blocks
+    assert "with the kit installed as above" in _section(text, RELAY), "the page installs the kit once, above"
     work = tmp_path / "relayed-runtime"
     work.mkdir()
+    with_the_kit_installed(work, tmp_path_factory)
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
     environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
-    shell, output = rehearse(work, environment, [install, *blocks[:-1]], blocks[-1])  # the kit, relay, stand-in, checks
+    shell, output = rehearse(work, environment, blocks[:-1], blocks[-1])  # the relay, the stand-in, the checks
     for name in ("relayed-runtime.pid", "relay.pid"):
         pid = int((work / name).read_text())
         assert not running(pid), f"{name} (pid {pid}) is still running"
