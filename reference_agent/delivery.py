@@ -177,14 +177,21 @@ class Sender:
     async def _run(self) -> None:
         while True:
             self._wake.clear()
+            # Each lane's first pending event, but a lane being drained: it sends its own and wakes this loop as it
+            # ends (were its event in flight waited on here, this loop would look again every millisecond until the
+            # receiver answered).
+            firsts = {
+                lane: first_at
+                for lane, first_at in self.db.execute(
+                    "SELECT config_key, MIN(next_at) FROM push_outbox WHERE state='pending' GROUP BY config_key"
+                )
+                if lane not in self._lanes
+            }
             now = time.time()
-            due = self.db.execute(
-                "SELECT DISTINCT config_key FROM push_outbox WHERE state='pending' AND next_at<=?", (now,)
-            ).fetchall()
-            for (lane,) in due:
-                if lane not in self._lanes:
+            for lane, first_at in firsts.items():
+                if first_at <= now:
                     self._lanes[lane] = asyncio.get_running_loop().create_task(self._drain(lane))
-            upcoming = self.db.execute("SELECT MIN(next_at) FROM push_outbox WHERE state='pending'").fetchone()[0]
+            upcoming = min((first_at for first_at in firsts.values() if first_at > now), default=None)
             wait = 1.0 if upcoming is None else max(0.001, min(1.0, upcoming - time.time()))
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for loses a cancel that comes as the wake does, and
             # a stop would then wait on this loop for ever.
