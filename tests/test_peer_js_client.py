@@ -11,12 +11,12 @@ import base64
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from nylorun_a2a_kit.fixtures.push import free_port
 from tests.agent_process import agent_process
 
 pytestmark = pytest.mark.slow  # whole runs of the suites or of agents, each in a process of its own
@@ -38,15 +38,9 @@ def _need_node() -> str:
     return node
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_js_sdk_client_drives_the_reference_agent(tmp_path):
     node = _need_node()
-    push_port = _free_port()  # the script's webhook receiver binds it; the agent may deliver only there
+    push_port = free_port()  # the script's webhook receiver binds it; the agent may deliver only there
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
     args = ("--key", KEY, "--wait-ms", "20000", "--push-secret", secret, "--push-allow", f"127.0.0.1:{push_port}")
     with agent_process(tmp_path / "agent.sqlite3", *args) as base:

@@ -12,12 +12,13 @@ import asyncio
 import base64
 import json
 import secrets
-import socket
 import uuid
 from dataclasses import dataclass, field
 
 import httpx
 import pytest
+
+from nylorun_a2a_kit.fixtures.push import free_port
 
 pytest.importorskip("a2a.client", reason="a2a-sdk is not installed (pip install -e '.[peers]')")
 
@@ -54,12 +55,6 @@ TERMINAL = {
     TaskState.TASK_STATE_CANCELED,
     TaskState.TASK_STATE_REJECTED,
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -172,7 +167,7 @@ async def _drive(endpoint: str, push_url: str, recorder: Recorder) -> dict[str, 
 
 
 def test_python_sdk_client_drives_the_reference_agent(tmp_path):
-    push_port = _free_port()  # nothing listens there: the config is created, never delivered to
+    push_port = free_port()  # nothing listens there: the config is created, never delivered to
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
     args = ("--key", KEY, "--wait-ms", "10000", "--push-secret", secret, "--push-allow", f"127.0.0.1:{push_port}")
     recorder = Recorder()
