@@ -4,6 +4,7 @@ or its process ends."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,15 @@ HOLDER = textwrap.dedent(
     from nylorun_a2a_kit.fixtures.push import free_ports
     print(free_ports(int(sys.argv[1])), flush=True)
     sys.stdin.read()  # holds its choice until told to end
+    """
+)
+
+
+CHOOSER = textwrap.dedent(
+    """
+    from nylorun_a2a_kit.fixtures.push import free_ports
+    print("ready", flush=True)
+    print(free_ports(2), flush=True)
     """
 )
 
@@ -77,3 +87,19 @@ def test_without_the_namespace_a_free_range_is_still_chosen(monkeypatch):
     monkeypatch.setattr(ports, "_PREFIX", "x" * 200)  # a name too long to bind, as where there is no namespace
     chosen = free_ports(2)
     assert chosen not in ports._HELD and 10_000 <= chosen < 65_536
+
+
+def test_one_process_chooses_at_a_time():
+    """Two processes choosing at once could each find a range free of reservations and both take it: a process
+    waits while another chooses (here, this test holds the choosers' lock)."""
+    lock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lock.bind(ports._PICKING)
+    chooser = subprocess.Popen([sys.executable, "-c", CHOOSER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert chooser.stdout.readline().strip() == "ready"
+        with pytest.raises(subprocess.TimeoutExpired):
+            chooser.wait(timeout=0.5)  # it waits for the lock (ended, it would have chosen without it)
+    finally:
+        lock.close()
+    chosen, _ = chooser.communicate(timeout=10)
+    assert chosen.strip().isdigit() and chooser.returncode == 0, chosen

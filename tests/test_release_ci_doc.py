@@ -80,6 +80,14 @@ def workflow_gate_step(text: str) -> str:
     return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
+def page_environment(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment the page's blocks run in: none of the kit's or pytest's own variables, no active virtual
+    environment, and the kit's wheel (built from this checkout) in ``NYLORUN_A2A_KIT``."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
+    environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
+    return environment
+
+
 def kit_installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The virtual environment the rehearsal's first block makes, run as written with the kit's wheel named by
     ``NYLORUN_A2A_KIT``: made once for the whole session (pip takes 15 CPU-seconds), in a folder of its own; each
@@ -89,21 +97,18 @@ def kit_installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert "python3 -m venv .venv" in install and "NYLORUN_A2A_KIT" in install, install
 
     def run_install(folder: Path) -> None:
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
-        environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
         done = subprocess.run(
             ["bash", "-c", "set -euo pipefail\n" + install],
             cwd=folder,
-            env=environment,
+            env=page_environment(tmp_path_factory),
             capture_output=True,
             text=True,
             timeout=900,
         )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
-    return made_once(shared_dir(tmp_path_factory, "kit-installed"), "as-the-release-page-installs-it", run_install) / (
-        ".venv"
-    )
+    folder = made_once(shared_dir(tmp_path_factory, "kit-installed"), "as-the-release-page-installs-it", run_install)
+    return folder / ".venv"
 
 
 def with_the_kit_installed(work: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -151,8 +156,7 @@ def test_the_rehearsal_as_written_gives_a_release_that_is_not_blocked(tmp_path, 
     work = tmp_path / "runtime-repo"
     work.mkdir()
     with_the_kit_installed(work, tmp_path_factory)  # the page's first block, run once for the session
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
-    environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
+    environment = page_environment(tmp_path_factory)
     if allure_command():
         environment["NYLORUN_ALLURE"] = allure_command()[0]
     step_summary = tmp_path / "github-step-summary.md"  # what GitHub Actions names for the workflow's step
@@ -215,8 +219,7 @@ def test_the_relay_rehearsal_as_written_passes_the_push_checks_through_the_relay
     work = tmp_path / "relayed-runtime"
     work.mkdir()
     with_the_kit_installed(work, tmp_path_factory)
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("NYLORUN_", "PYTEST_", "VIRTUAL_ENV"))}
-    environment["NYLORUN_A2A_KIT"] = str(session_wheel(tmp_path_factory))
+    environment = page_environment(tmp_path_factory)
     shell, output = rehearse(work, environment, blocks[:-1], blocks[-1])  # the relay, the stand-in, the checks
     for name in ("relayed-runtime.pid", "relay.pid"):
         pid = int((work / name).read_text())
