@@ -49,3 +49,12 @@ def test_idle_is_not_kept_while_no_run_waits(pool):
     pool.queue = ["a run waiting"]
     pool.found_idle(0.2)
     assert not pool.may_start(1), "the cores idle while nothing waited make up no share"
+
+
+def test_a_launcher_gone_after_its_worker_ended_is_let_go_quietly(pool):
+    """Its worker's end closed the connection first, in the same look of the selector: nothing is left to do."""
+    launcher, other = socket.socketpair()
+    other.close()
+    launcher.close()
+    pool.found_idle(0.0)
+    pool._launcher_gone(launcher, pidfd=-1, pid=0)  # no error: the server's loop would end with it

